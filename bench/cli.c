@@ -1,0 +1,121 @@
+/* Command-line parsing helpers of the clgauge front end. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *command_name = "clgauge";
+
+void cli_set_command(const char *command) { command_name = command; }
+
+void cli_error(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", command_name);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+bool cli_flag(const char *arg, const char *name) { return strcmp(arg, name) == 0; }
+
+bool cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad) {
+  const char *arg = argv[*i];
+  size_t n = strlen(name);
+  if (strncmp(arg, name, n) != 0) return false;
+  if (arg[n] == '=') {
+    *value = arg + n + 1;
+    return true;
+  }
+  if (arg[n] != '\0') return false;
+  if (*i + 1 >= argc) {
+    cli_error("option %s needs a value", name);
+    *bad = true;
+    return true;
+  }
+  *value = argv[++*i];
+  return true;
+}
+
+bool cli_int(const char *option, const char *text, long long min, long long max, int *out) {
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(text, &end, 10);
+  if (!*text || *end || end == text) {
+    cli_error("%s '%s': not a whole number", option, text);
+    return false;
+  }
+  if (errno == ERANGE || v < min || v > max) {
+    cli_error("%s %s: out of range (%lld..%lld)", option, text, min, max);
+    return false;
+  }
+  *out = (int)v;
+  return true;
+}
+
+bool cli_u64(const char *option, const char *text, uint64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  if (!*text || *text == '-') {
+    cli_error("%s '%s': not a non-negative whole number", option, text);
+    return false;
+  }
+  unsigned long long v = strtoull(text, &end, 10);
+  if (*end || errno == ERANGE) {
+    cli_error("%s '%s': not a non-negative whole number below 2^64", option, text);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool cli_double(const char *option, const char *text, double min, double max, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (!*text || *end || errno == ERANGE || !isfinite(v)) {
+    cli_error("%s '%s': not a finite number", option, text);
+    return false;
+  }
+  if (v < min || v > max) {
+    cli_error("%s %s: out of range (%g..%g)", option, text, min, max);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+bool cli_list(const char *option, const char *text, int max, char ***out) {
+  char **list = calloc((size_t)max + 1, sizeof *list);
+  if (!list) return false;
+  int n = 0;
+  const char *p = text;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    if (len == 0 || n == max) {
+      cli_error(len == 0 ? "%s '%s': empty name in the list" : "%s '%s': too many names", option,
+                text);
+      cli_list_free(list);
+      return false;
+    }
+    list[n] = strndup(p, len);
+    if (!list[n++]) {
+      cli_list_free(list);
+      return false;
+    }
+    if (!comma) break;
+    p = comma + 1;
+  }
+  *out = list;
+  return true;
+}
+
+void cli_list_free(char **list) {
+  for (int i = 0; list && list[i]; ++i) free(list[i]);
+  free(list);
+}

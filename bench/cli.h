@@ -1,0 +1,27 @@
+/* Command-line parsing helpers of the clgauge front end: options with values, strict numbers,
+ * comma-separated lists. Each error names the option and the value and returns false. */
+#ifndef CLGAUGE_CLI_H
+#define CLGAUGE_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Where parse errors go: "clgauge <command>: <message>". */
+void cli_set_command(const char *command);
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether argv[*i] is option `name`, as "--name value" or "--name=value". On a match *value is
+ * set and *i advanced past the value; a missing value is reported and sets *bad. */
+bool cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
+bool cli_flag(const char *arg, const char *name);
+
+bool cli_int(const char *option, const char *text, long long min, long long max, int *out);
+bool cli_u64(const char *option, const char *text, uint64_t *out);
+bool cli_double(const char *option, const char *text, double min, double max, double *out);
+
+/* Split "a,b,c" into a NULL-terminated array of at most `max` names (malloc'd; free with
+ * cli_list_free). Empty items are an error. */
+bool cli_list(const char *option, const char *text, int max, char ***out);
+void cli_list_free(char **list);
+
+#endif

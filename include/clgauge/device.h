@@ -1,0 +1,66 @@
+/* OpenCL platforms and devices: robust enumeration, selection by index, vendor, name or type,
+ * and an opened device (context plus an in-order, profiling-enabled queue). */
+#ifndef CLGAUGE_DEVICE_H
+#define CLGAUGE_DEVICE_H
+
+#include <CL/cl.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clgauge/error.h"
+
+typedef struct cg_device_info {
+  int index;          /* position in the flat list that `clgauge list` prints */
+  int platform_index; /* position of its platform, and of the device within it */
+  int device_index;
+  cl_platform_id platform_id;
+  cl_device_id id;
+  char platform[128];
+  char platform_version[128];
+  char vendor[128];
+  char name[256];
+  char driver_version[128];
+  char version[128];   /* CL_DEVICE_VERSION, e.g. "OpenCL 3.0 CUDA" */
+  char c_version[128]; /* CL_DEVICE_OPENCL_C_VERSION */
+  cl_device_type type;
+  unsigned compute_units;
+  unsigned clock_mhz;
+  uint64_t global_mem;
+  uint64_t local_mem;
+  uint64_t max_alloc;
+  size_t max_work_group;
+  bool profiling; /* the device supports CL_QUEUE_PROFILING_ENABLE */
+} cg_device_info;
+
+typedef struct cg_device_list {
+  cg_device_info *items;
+  int count;
+  int platforms;     /* platforms found, with or without devices */
+  double query_ms;   /* time the enumeration took (platform discovery) */
+} cg_device_list;
+
+/* Enumerate every device of every platform. No platform at all is not an error: count is 0. */
+cg_rc cg_device_list_query(cg_device_list *out, cg_error *err);
+void cg_device_list_free(cg_device_list *list);
+
+/* Select a device. The selector is one of:
+ *   NULL or ""       the first GPU, else the first device
+ *   "3"              the flat index printed by `clgauge list`
+ *   "0:1"            platform index : device index within it
+ *   "gpu", "cpu", "accelerator"   the first device of that type
+ *   anything else    the first device whose vendor, name or platform contains it (case-insensitive)
+ * On success *index is a position in list->items; otherwise CG_BAD_INPUT naming the selector. */
+cg_rc cg_device_select(const cg_device_list *list, const char *selector, int *index, cg_error *err);
+
+/* "GPU", "CPU", "accelerator", ... for a cl_device_type. */
+const char *cg_device_type_name(cl_device_type type);
+
+/* An opened device: its context and one in-order queue (profiling enabled when supported). */
+typedef struct cg_device cg_device;
+cg_rc cg_device_open(const cg_device_info *info, cg_device **out, cg_error *err);
+void cg_device_close(cg_device *dev);
+const cg_device_info *cg_device_get_info(const cg_device *dev);
+cl_context cg_device_context(const cg_device *dev);
+cl_command_queue cg_device_queue(const cg_device *dev);
+
+#endif

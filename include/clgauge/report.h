@@ -1,0 +1,99 @@
+/* Result records (one per workload, backend and variant on a device) with every phase, and their
+ * outputs: an aligned table and summary for people, versioned JSON and CSV for programs. */
+#ifndef CLGAUGE_REPORT_H
+#define CLGAUGE_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "clgauge/device.h"
+#include "clgauge/error.h"
+#include "clgauge/timing.h"
+
+#define CG_REPORT_SCHEMA "clgauge.results/1"
+
+typedef enum cg_status {
+  CG_STATUS_OK,
+  CG_STATUS_UNSUPPORTED,
+  CG_STATUS_SKIPPED,
+  CG_STATUS_ERROR
+} cg_status;
+const char *cg_status_name(cg_status status);
+
+typedef struct cg_param {
+  const char *name; /* static string */
+  double value;
+} cg_param;
+
+/* One timed run: `iters_per_run` iterations (products, training steps) enqueued back to back. */
+typedef struct cg_run_sample {
+  double enqueue_ms;  /* until the enqueue calls returned: what an unsynchronised timer sees */
+  double complete_ms; /* until clFinish returned: the real cost */
+  double device_ms;   /* from profiling events; NAN when unavailable */
+} cg_run_sample;
+
+enum { CG_MAX_PARAMS = 12 };
+
+/* Times are NAN where a phase does not apply or was not reached. */
+typedef struct cg_record {
+  char workload[16], backend[16], variant[24];
+  bool host_backend; /* runs on the host CPU without OpenCL: the reference others compare with */
+  char device[256], vendor[128], platform[128], driver[128], cl_version[128];
+  const char *device_type;
+  cg_param params[CG_MAX_PARAMS];
+  int nparams;
+  cg_status status;
+  char reason[1024];
+
+  double flops_per_iter; /* floating-point operations of one iteration */
+  double bytes_per_iter; /* minimum bytes one iteration must read and write */
+  int iters_per_run;
+  int launches_per_iter; /* kernel enqueues per iteration; -1 when not applicable or unknown */
+
+  double init_ms;          /* context and queue creation */
+  double compile_ms;       /* program build */
+  char compile_kind[16];   /* "source", "lazy" (inside the first run), "none" */
+  double upload_ms;
+  cg_run_sample first;     /* run 0, lazy work included */
+  cg_run_sample *runs;     /* every timed run, run 0 first */
+  int nruns;
+  cg_stats steady_complete, steady_enqueue, steady_device; /* over the runs after warm-up */
+  char device_time_why[96]; /* why device time is unavailable; empty when it is available */
+  double download_ms;
+  double verify_error;      /* ||out - ref|| / ||ref|| */
+  double verify_tolerance;
+  double host_cpu_ms;       /* process CPU time during the steady runs */
+  double host_wall_ms;      /* wall time of the steady runs */
+} cg_record;
+
+typedef struct cg_report {
+  cg_record *records;
+  int count, cap;
+  char command[1024]; /* the command line, for the record */
+  double discovery_ms; /* platform and device enumeration of this process */
+} cg_report;
+
+void cg_report_init(cg_report *report, int argc, char **argv);
+/* A new record with every time set to NAN, or NULL when out of memory. */
+cg_record *cg_report_add(cg_report *report);
+void cg_report_free(cg_report *report);
+
+void cg_record_set_device(cg_record *rec, const cg_device_info *info);
+void cg_record_add_param(cg_record *rec, const char *name, double value);
+double cg_record_param(const cg_record *rec, const char *name); /* NAN when absent */
+/* Set status and reason (printf-style); reason may be NULL. */
+void cg_record_set_status(cg_record *rec, cg_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* The whole report as JSON text (malloc'd), or NULL when out of memory. */
+char *cg_report_json(const cg_report *report);
+/* Check, before a run starts, that a results file can be written at path. */
+cg_rc cg_report_check_path(const char *path, cg_error *err);
+/* Write JSON or CSV whole or not at all: to a temporary file beside path, then renamed. */
+cg_rc cg_report_write_json(const cg_report *report, const char *path, cg_error *err);
+cg_rc cg_report_write_csv(const cg_report *report, const char *path, cg_error *err);
+
+/* For people: an aligned table of the records, then one summary line per OpenCL record. */
+void cg_report_print_table(const cg_report *report, FILE *out);
+
+#endif

@@ -1,0 +1,11 @@
+/* Private to src/backends: the backend definitions the registry lists. */
+#ifndef CLGAUGE_BACKENDS_PRIVATE_H
+#define CLGAUGE_BACKENDS_PRIVATE_H
+
+#include "clgauge/backend.h"
+
+extern const cg_backend cg_backend_cpu;
+extern const cg_backend cg_backend_clblast;
+extern const cg_backend cg_backend_cl;
+
+#endif

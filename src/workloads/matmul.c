@@ -1,0 +1,261 @@
+/* The matmul workload: inputs, the phase-by-phase timing of each backend and variant, and
+ * verification against the CPU reference. */
+#include "clgauge/matmul.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clgauge/backend.h"
+#include "clgauge/random.h"
+#include "clgauge/reference.h"
+#include "clgauge/timing.h"
+
+void cg_matmul_defaults(cg_matmul_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->m = cfg->n = cfg->k = 1000;
+  cfg->loops = 10;
+  cfg->runs = 10;
+  cfg->warmup = 0;
+  cfg->seed = 42;
+}
+
+static const char *const *matmul_variants(const cg_backend *b) {
+  return b->matmul ? b->matmul->variants : NULL;
+}
+
+static bool any_opencl_backend(const cg_matmul_config *cfg) {
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
+    if ((*b)->uses_opencl && (*b)->matmul && cg_backend_selected(cfg->backends, *b)) return true;
+  return false;
+}
+
+static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
+
+cg_rc cg_matmul_validate(const cg_matmul_config *cfg, const cg_device_info *device,
+                         cg_error *err) {
+  cg_rc rc = CG_OK;
+  const struct {
+    const char *opt;
+    int value, min, max;
+  } ranges[] = {{"--m", cfg->m, 1, CG_MATMUL_MAX_DIM},   {"--n", cfg->n, 1, CG_MATMUL_MAX_DIM},
+                {"--k", cfg->k, 1, CG_MATMUL_MAX_DIM},   {"--loops", cfg->loops, 1, 1000000},
+                {"--runs", cfg->runs, 1, 1000000},       {"--warmup", cfg->warmup, 0, 1000000}};
+  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i)
+    CG_CHECK(ranges[i].value >= ranges[i].min && ranges[i].value <= ranges[i].max, CG_BAD_INPUT,
+             "%s %d: out of range (%d..%d)", ranges[i].opt, ranges[i].value, ranges[i].min,
+             ranges[i].max);
+  CG_TRY(cg_selection_check(cfg->backends, cfg->variants, matmul_variants, err));
+  if (device && any_opencl_backend(cfg)) {
+    const struct {
+      const char *name;
+      double bytes;
+    } mats[] = {{"A", (double)cfg->m * cfg->k * 4}, {"B", (double)cfg->k * cfg->n * 4},
+                {"C", (double)cfg->m * cfg->n * 4}};
+    double total = 0;
+    for (int i = 0; i < 3; ++i) {
+      total += mats[i].bytes;
+      CG_CHECK(mats[i].bytes <= (double)device->max_alloc, CG_BAD_INPUT,
+               "size %dx%dx%d: matrix %s needs %.3g GiB, device '%s' allows %.3g GiB per "
+               "allocation",
+               cfg->m, cfg->n, cfg->k, mats[i].name, gib(mats[i].bytes), device->name,
+               gib((double)device->max_alloc));
+    }
+    CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
+             "size %dx%dx%d: the matrices need %.3g GiB, device '%s' has %.3g GiB", cfg->m,
+             cfg->n, cfg->k, gib(total), device->name, gib((double)device->global_mem));
+  }
+cleanup:
+  return rc;
+}
+
+/* One record: open the device, prepare, upload, run, download, verify. Every failure lands in the
+ * record; nothing here stops the other records. */
+static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
+                       const char *variant, const cg_device_info *info, const float *A,
+                       const float *B, const float *ref, float *out, cg_record *rec) {
+  cg_error error = {0}, *err = &error;
+  cg_rc rc = CG_OK;
+  cg_device *dev = NULL;
+  void *state = NULL;
+  const cg_matmul_ops *ops = backend->matmul;
+  const cg_matmul_shape shape = {cfg->m, cfg->n, cfg->k};
+  const int total_runs = cfg->runs + cfg->warmup;
+  double *steady_c = NULL, *steady_e = NULL, *steady_d = NULL;
+  int nsteady = 0;
+  bool device_time = true;
+  uint64_t t0;
+
+  rec->runs = calloc((size_t)cfg->runs, sizeof *rec->runs);
+  steady_c = calloc((size_t)cfg->runs, sizeof *steady_c);
+  steady_e = calloc((size_t)cfg->runs, sizeof *steady_e);
+  steady_d = calloc((size_t)cfg->runs, sizeof *steady_d);
+  CG_CHECK(rec->runs && steady_c && steady_e && steady_d, CG_ERROR, "out of memory");
+
+  cg_backend_env env = {NULL, cfg->kernel_dir};
+  if (backend->uses_opencl) {
+    t0 = cg_now_ns();
+    CG_TRY(cg_device_open(info, &dev, err));
+    rec->init_ms = cg_ns_to_ms(cg_now_ns() - t0);
+    env.device = dev;
+    if (!info->profiling) {
+      device_time = false;
+      snprintf(rec->device_time_why, sizeof rec->device_time_why,
+               "device does not support profiling");
+    }
+  } else {
+    device_time = false;
+    snprintf(rec->device_time_why, sizeof rec->device_time_why, "runs on the host");
+  }
+
+  cg_compile_info compile = {NAN, "none"};
+  CG_TRY(ops->prepare(&env, variant, shape, &state, &compile, err));
+  rec->compile_ms = compile.ms;
+  snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", compile.kind);
+
+  t0 = cg_now_ns();
+  CG_TRY(ops->upload(state, A, B, err));
+  rec->upload_ms = cg_ns_to_ms(cg_now_ns() - t0);
+
+  uint64_t steady_cpu0 = 0, steady_wall0 = 0;
+  for (int r = 0; r < total_runs; ++r) {
+    const bool timed = r == 0 || r > cfg->warmup;
+    if (r == 1 + cfg->warmup) {
+      steady_cpu0 = cg_cpu_ns();
+      steady_wall0 = cg_now_ns();
+    }
+    cg_device_span span = {0};
+    int launches = -1;
+    uint64_t s0 = cg_now_ns();
+    rc = ops->enqueue(state, cfg->loops, &span, &launches, err);
+    uint64_t s1 = cg_now_ns();
+    if (rc == CG_OK) rc = ops->finish(state, err);
+    uint64_t s2 = cg_now_ns();
+    double dev_ms = NAN;
+    if (rc == CG_OK && device_time) {
+      const char *why = NULL;
+      if (!cg_device_span_ms(&span, &dev_ms, &why)) {
+        device_time = false;
+        snprintf(rec->device_time_why, sizeof rec->device_time_why, "%s", why);
+      }
+    }
+    cg_device_span_release(&span);
+    if (rc != CG_OK) goto cleanup;
+    rec->launches_per_iter = launches;
+    if (!timed) continue;
+    cg_run_sample sample = {cg_ns_to_ms(s1 - s0), cg_ns_to_ms(s2 - s0), dev_ms};
+    rec->runs[rec->nruns++] = sample;
+    if (r == 0) {
+      rec->first = sample;
+    } else {
+      steady_c[nsteady] = sample.complete_ms;
+      steady_e[nsteady] = sample.enqueue_ms;
+      steady_d[nsteady] = sample.device_ms;
+      nsteady++;
+    }
+  }
+  if (nsteady > 0) {
+    rec->host_cpu_ms = cg_ns_to_ms(cg_cpu_ns() - steady_cpu0);
+    rec->host_wall_ms = cg_ns_to_ms(cg_now_ns() - steady_wall0);
+  }
+  cg_stats_compute(steady_c, nsteady, &rec->steady_complete);
+  cg_stats_compute(steady_e, nsteady, &rec->steady_enqueue);
+  if (device_time) {
+    cg_stats_compute(steady_d, nsteady, &rec->steady_device);
+  } else {
+    for (int i = 0; i < rec->nruns; ++i) rec->runs[i].device_ms = NAN;
+    rec->first.device_ms = NAN;
+  }
+
+  size_t elems = (size_t)cfg->m * (size_t)cfg->n;
+  for (size_t i = 0; i < elems; ++i) out[i] = NAN;
+  t0 = cg_now_ns();
+  CG_TRY(ops->download(state, out, err));
+  rec->download_ms = cg_ns_to_ms(cg_now_ns() - t0);
+  rec->verify_error = cg_rel_error(out, ref, elems);
+  rec->verify_tolerance = cg_matmul_tolerance(cfg->k);
+  if (!(rec->verify_error <= rec->verify_tolerance))
+    cg_record_set_status(rec, CG_STATUS_ERROR,
+                         "wrong result: relative error %.3g exceeds the tolerance %.3g",
+                         rec->verify_error, rec->verify_tolerance);
+
+cleanup:
+  if (rc != CG_OK)
+    cg_record_set_status(rec, rc == CG_UNSUPPORTED ? CG_STATUS_UNSUPPORTED : CG_STATUS_ERROR, "%s",
+                         error.msg);
+  if (state) ops->release(state);
+  cg_device_close(dev);
+  free(steady_c);
+  free(steady_e);
+  free(steady_d);
+}
+
+cg_rc cg_matmul_run(const cg_matmul_config *cfg, const cg_device_info *device, cg_report *report,
+                    cg_progress_fn progress, void *progress_ctx, cg_error *err) {
+  cg_rc rc = CG_OK;
+  float *A = NULL, *B = NULL, *ref = NULL, *out = NULL;
+  const size_t na = (size_t)cfg->m * cfg->k, nb = (size_t)cfg->k * cfg->n,
+               nc = (size_t)cfg->m * cfg->n;
+  A = malloc(na * sizeof *A);
+  B = malloc(nb * sizeof *B);
+  ref = malloc(nc * sizeof *ref);
+  out = malloc(nc * sizeof *out);
+  CG_CHECK(A && B && ref && out, CG_ERROR, "out of host memory for %dx%dx%d matrices (%.3g GiB)",
+           cfg->m, cfg->n, cfg->k, gib((double)(na + nb + 2 * nc) * 4));
+  cg_rng rng;
+  cg_rng_seed(&rng, cfg->seed);
+  cg_rng_fill_normal(&rng, A, na);
+  cg_rng_fill_normal(&rng, B, nb);
+  cg_ref_sgemm(cfg->m, cfg->n, cfg->k, A, B, ref);
+
+  int total = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    int index = 0;
+    for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
+      if (!(*b)->matmul || !cg_backend_selected(cfg->backends, *b)) continue;
+      const char *const *variants = (*b)->matmul->variants;
+      for (int v = 0; variants[v]; ++v) {
+        if (!cg_variant_selected(cfg->variants, variants, variants[v])) continue;
+        if (pass == 0) {
+          total++;
+          continue;
+        }
+        cg_record *rec = cg_report_add(report);
+        CG_CHECK(rec, CG_ERROR, "out of memory");
+        snprintf(rec->workload, sizeof rec->workload, "matmul");
+        snprintf(rec->backend, sizeof rec->backend, "%s", (*b)->name);
+        snprintf(rec->variant, sizeof rec->variant, "%s", variants[v]);
+        rec->host_backend = !(*b)->uses_opencl;
+        if ((*b)->uses_opencl && device) cg_record_set_device(rec, device);
+        if (!(*b)->uses_opencl) {
+          snprintf(rec->device, sizeof rec->device, "host CPU");
+          rec->device_type = "CPU";
+        }
+        cg_record_add_param(rec, "m", cfg->m);
+        cg_record_add_param(rec, "n", cfg->n);
+        cg_record_add_param(rec, "k", cfg->k);
+        cg_record_add_param(rec, "loops", cfg->loops);
+        cg_record_add_param(rec, "runs", cfg->runs);
+        cg_record_add_param(rec, "warmup", cfg->warmup);
+        cg_record_add_param(rec, "seed", (double)cfg->seed);
+        rec->flops_per_iter = 2.0 * cfg->m * cfg->n * (double)cfg->k;
+        rec->bytes_per_iter = 4.0 * ((double)na + nb + nc);
+        rec->iters_per_run = cfg->loops;
+        if (progress) progress(progress_ctx, index, total, rec);
+        index++;
+        if ((*b)->uses_opencl && !device) {
+          cg_record_set_status(rec, CG_STATUS_SKIPPED, "no OpenCL device");
+          continue;
+        }
+        run_record(cfg, *b, variants[v], device, A, B, ref, out, rec);
+      }
+    }
+  }
+cleanup:
+  free(A);
+  free(B);
+  free(ref);
+  free(out);
+  return rc;
+}
