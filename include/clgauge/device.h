@@ -48,7 +48,8 @@ void cg_device_list_free(cg_device_list *list);
  *   "3"              the flat index printed by `clgauge list`
  *   "0:1"            platform index : device index within it
  *   "gpu", "cpu", "accelerator"   the first device of that type
- *   anything else    the first device whose vendor, name or platform contains it (case-insensitive)
+ *   anything else    the first device whose vendor, name, platform name or platform/device
+ *                    version string contains it (case-insensitive; PoCL shows only there)
  * On success *index is a position in list->items; otherwise CG_BAD_INPUT naming the selector. */
 cg_rc cg_device_select(const cg_device_list *list, const char *selector, int *index, cg_error *err);
 

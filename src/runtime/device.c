@@ -196,8 +196,10 @@ cg_rc cg_device_select(const cg_device_list *list, const char *selector, int *in
 
   for (int i = 0; i < list->count; ++i) {
     const cg_device_info *d = &list->items[i];
+    /* PoCL names itself only in its version strings ("OpenCL 3.0 PoCL ..."), so those count. */
     if (contains_nocase(d->vendor, selector) || contains_nocase(d->name, selector) ||
-        contains_nocase(d->platform, selector)) {
+        contains_nocase(d->platform, selector) || contains_nocase(d->platform_version, selector) ||
+        contains_nocase(d->version, selector)) {
       *index = i;
       return CG_OK;
     }
