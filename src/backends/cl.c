@@ -40,49 +40,74 @@ static void cl_matmul_release(void *state) {
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-/* The work-group edge: 16x16 where the device allows 256 work-items per group, smaller where not
- * (some CPU and embedded drivers allow fewer). */
-static int tile_edge(const cg_device_info *info) {
+/* The largest power-of-two edge whose square fits in `items` work-items, at most 16. */
+static int edge_for(size_t items) {
   int ts = 16;
-  while (ts > 1 && (size_t)(ts * ts) > info->max_work_group) ts /= 2;
+  while (ts > 1 && (size_t)(ts * ts) > items) ts /= 2;
   return ts;
+}
+
+static size_t local_bytes(const cl_matmul_variant *var, int ts) {
+  if (strcmp(var->name, "naive") == 0) return 0;
+  const size_t rows = var->outputs_per_item == 1 ? (size_t)ts : REGBLOCK_BK;
+  return 2 * rows * (size_t)ts * (size_t)var->outputs_per_item * sizeof(float);
+}
+
+/* Build the variant's kernel with work-groups of ts x ts. The device's maximum work-group size is
+ * only an upper bound: a driver may allow fewer work-items for a given kernel (rusticl on
+ * llvmpipe allows 32), so when the built kernel allows fewer than ts*ts the build is redone with
+ * the largest edge that fits, and the time of both builds counts as compile time. */
+static cg_rc build_kernel(const cg_backend_env *env, const cl_matmul_variant *var, cl_matmul *mm,
+                          int *ts_out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  const cg_device_info *info = cg_device_get_info(env->device);
+  int ts = edge_for(info->max_work_group);
+  for (;;) {
+    CG_CHECK(local_bytes(var, ts) <= info->local_mem, CG_UNSUPPORTED,
+             "variant %s needs %zu bytes of local memory, the device has %llu", var->name,
+             local_bytes(var, ts), (unsigned long long)info->local_mem);
+    char options[128];
+    snprintf(options, sizeof options, "-DTS=%d -DWPT=%d -DBK=%d", ts, var->outputs_per_item,
+             (int)REGBLOCK_BK);
+    CG_TRY(cg_program_build(env->device, env->kernel_dir, "matmul.cl", options, &mm->program,
+                            err));
+    mm->kernel = clCreateKernel(mm->program, var->kernel, &code);
+    CG_CL_CHECK(clCreateKernel, code);
+    size_t kernel_wg = 0;
+    CG_CL(clGetKernelWorkGroupInfo, (mm->kernel, info->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                     sizeof kernel_wg, &kernel_wg, NULL));
+    if (kernel_wg >= (size_t)(ts * ts)) break;
+    CG_CHECK(edge_for(kernel_wg) < ts, CG_UNSUPPORTED,
+             "kernel %s allows %zu work-items per group on this device", var->kernel, kernel_wg);
+    ts = edge_for(kernel_wg);
+    clReleaseKernel(mm->kernel);
+    clReleaseProgram(mm->program);
+    mm->kernel = NULL;
+    mm->program = NULL;
+  }
+  *ts_out = ts;
+cleanup:
+  return rc;
 }
 
 static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant,
                                cg_matmul_shape shape, void **state, cg_compile_info *compile,
                                cg_error *err) {
   cg_rc rc = CG_OK;
-  cl_int code = CL_SUCCESS;
-  const cg_device_info *info = cg_device_get_info(env->device);
   const int v = cg_variant_index(cg_backend_cl.matmul->variants, variant);
   cl_matmul *mm = calloc(1, sizeof *mm);
   CG_CHECK(mm, CG_ERROR, "out of memory");
   CG_CHECK(v >= 0, CG_BAD_INPUT, "unknown cl variant '%s'", variant);
   const cl_matmul_variant *var = &matmul_variants[v];
-  const int ts = tile_edge(info);
-  const int wpt = var->outputs_per_item;
-  const size_t local_bytes =
-      v == 0 ? 0 : wpt == 1 ? 2u * ts * ts * sizeof(float) : 2u * REGBLOCK_BK * ts * wpt * sizeof(float);
-  CG_CHECK(local_bytes <= info->local_mem, CG_UNSUPPORTED,
-           "variant %s needs %zu bytes of local memory, the device has %llu", variant,
-           local_bytes, (unsigned long long)info->local_mem);
 
   CG_TRY(cg_cl_matrices_create(env->device, shape, &mm->mx, err));
-  char options[128];
-  snprintf(options, sizeof options, "-DTS=%d -DWPT=%d -DBK=%d", ts, wpt, (int)REGBLOCK_BK);
+  int ts = 0;
   uint64_t t0 = cg_now_ns();
-  CG_TRY(cg_program_build(env->device, env->kernel_dir, "matmul.cl", options, &mm->program, err));
-  mm->kernel = clCreateKernel(mm->program, var->kernel, &code);
-  CG_CL_CHECK(clCreateKernel, code);
+  CG_TRY(build_kernel(env, var, mm, &ts, err));
   compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
   compile->kind = "source";
 
-  size_t kernel_wg = 0;
-  CG_CL(clGetKernelWorkGroupInfo, (mm->kernel, info->id, CL_KERNEL_WORK_GROUP_SIZE,
-                                   sizeof kernel_wg, &kernel_wg, NULL));
-  CG_CHECK(kernel_wg >= (size_t)(ts * ts), CG_UNSUPPORTED,
-           "kernel %s allows %zu work-items per group on this device, it needs %d", var->kernel,
-           kernel_wg, ts * ts);
   const cl_int M = shape.m, N = shape.n, K = shape.k;
   CG_CL(clSetKernelArg, (mm->kernel, 0, sizeof M, &M));
   CG_CL(clSetKernelArg, (mm->kernel, 1, sizeof N, &N));
@@ -92,10 +117,10 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant,
   CG_CL(clSetKernelArg, (mm->kernel, 5, sizeof(cl_mem), &mm->mx.c));
   /* OpenCL 1.x needs the global size to be a multiple of the work-group size: round up, and the
    * kernels leave the extra work-items idle. */
-  const size_t block = (size_t)ts * (size_t)wpt;
+  const size_t wpt = (size_t)var->outputs_per_item, block = (size_t)ts * wpt;
   mm->local[0] = mm->local[1] = (size_t)ts;
-  mm->global[0] = round_up((size_t)shape.n, block) / (size_t)wpt;
-  mm->global[1] = round_up((size_t)shape.m, block) / (size_t)wpt;
+  mm->global[0] = round_up((size_t)shape.n, block) / wpt;
+  mm->global[1] = round_up((size_t)shape.m, block) / wpt;
   *state = mm;
   mm = NULL;
 cleanup:
