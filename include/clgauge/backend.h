@@ -46,11 +46,57 @@ typedef struct cg_matmul_ops {
   void (*release)(void *state);
 } cg_matmul_ops;
 
+/* The mlp training step of the PyTorch report, all fp32 and row-major:
+ *   h1 = relu(x w1)            x: N x Din, w1: Din x H, h1: N x H
+ *   h2 = relu(h1 w2)           w2: H x O,  h2: N x O
+ *   y  = h2 w3                 w3: O x O,  y: N x O
+ *   loss = sum((y - t)^2)      t: N x O
+ *   dy = 2 (y - t)
+ *   g3 += h2^T dy              accumulates across iterations, as the report's w3.grad does
+ *   dz2 = (dy w3^T) * (h2 > 0)
+ *   g2 = h1^T dz2
+ *   dz1 = (dz2 w2^T) * (h1 > 0)    with w2 before its update
+ *   g1 = x^T dz1
+ *   w1 -= lr g1;  w2 -= lr g2;  and with update_w3: w3 -= lr g3, then g3 = 0 */
+typedef struct cg_mlp_shape {
+  int batch, din, hidden, dout; /* N, Din, H, O */
+} cg_mlp_shape;
+
+typedef struct cg_mlp_setup {
+  cg_mlp_shape shape;
+  float lr;
+  bool update_w3;
+} cg_mlp_setup;
+
+/* Host arrays: inputs and initial weights for upload, final weights for download. */
+typedef struct cg_mlp_tensors {
+  float *x, *t, *w1, *w2, *w3, *g3;
+} cg_mlp_tensors;
+
+typedef struct cg_mlp_ops {
+  const char *const *variants; /* NULL-terminated; at least one */
+  /* Create an instance: compile, allocate. */
+  cg_rc (*prepare)(const cg_backend_env *env, const char *variant, const cg_mlp_setup *setup,
+                   void **state, cg_compile_info *compile, cg_error *err);
+  /* Copy x, t, w1, w2, w3 (g3 is ignored) and set g3 to zero; returns when complete. */
+  cg_rc (*upload)(void *state, const cg_mlp_tensors *in, cg_error *err);
+  /* Start `iters` training iterations; the loss of the first one is kept for read_loss. Fills
+   * the span and the kernel launches per iteration as the matmul ops do. */
+  cg_rc (*enqueue)(void *state, int iters, cg_device_span *span, int *launches, cg_error *err);
+  cg_rc (*finish)(void *state, cg_error *err);
+  /* The loss kept by the last enqueue (blocking read). */
+  cg_rc (*read_loss)(void *state, double *loss, cg_error *err);
+  /* Copy w1, w2, w3 and g3 back to the host; returns when complete. */
+  cg_rc (*download)(void *state, cg_mlp_tensors *out, cg_error *err);
+  void (*release)(void *state);
+} cg_mlp_ops;
+
 typedef struct cg_backend {
   const char *name;
   const char *summary;
   bool uses_opencl;
   const cg_matmul_ops *matmul; /* NULL when the backend lacks the workload */
+  const cg_mlp_ops *mlp;       /* likewise */
 } cg_backend;
 
 /* Every backend, NULL-terminated, in report order. */

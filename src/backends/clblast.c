@@ -92,4 +92,4 @@ static const cg_matmul_ops clblast_matmul_ops = {
 };
 
 const cg_backend cg_backend_clblast = {"clblast", "CLBlast SGEMM on the OpenCL device", true,
-                                       &clblast_matmul_ops};
+                                       &clblast_matmul_ops, NULL};

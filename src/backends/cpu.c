@@ -72,4 +72,4 @@ static const cg_matmul_ops cpu_matmul_ops = {
 };
 
 const cg_backend cg_backend_cpu = {"cpu", "OpenBLAS on the host CPU (the reference)", false,
-                                   &cpu_matmul_ops};
+                                   &cpu_matmul_ops, NULL};
