@@ -4,6 +4,8 @@
 #include <cblas.h>
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 void cg_ref_sgemm(int m, int n, int k, const float *A, const float *B, float *C) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, A, k, B, n, 0.0f, C, n);
@@ -24,4 +26,100 @@ double cg_matmul_tolerance(int k) {
    * normal inputs stay far below it, so 2*k*eps flags real bugs without flagging reassociation. */
   double tol = 2.0 * (double)k * FLT_EPSILON;
   return tol < 1e-6 ? 1e-6 : tol;
+}
+
+/* C = op(A) * op(B) (+ C when accumulate), row-major, with explicit leading dimensions. */
+static void gemm(bool ta, bool tb, int m, int n, int k, const float *A, int lda, const float *B,
+                 int ldb, float beta, float *C, int ldc) {
+  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, m, n,
+              k, 1.0f, A, lda, B, ldb, beta, C, ldc);
+}
+
+static void relu(float *v, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!(v[i] > 0.0f)) v[i] = 0.0f;
+}
+
+/* dz = dz * (act > 0): the relu backward, with relu'(0) = 0 as PyTorch has it. */
+static void relu_backward(float *dz, const float *act, size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    if (!(act[i] > 0.0f)) dz[i] = 0.0f;
+}
+
+static void sgd(float *w, const float *g, float lr, size_t n) {
+  for (size_t i = 0; i < n; ++i) w[i] -= lr * g[i];
+}
+
+bool cg_ref_mlp_init(cg_ref_mlp *mlp, const cg_mlp_setup *setup, const cg_mlp_tensors *in) {
+  memset(mlp, 0, sizeof *mlp);
+  mlp->setup = *setup;
+  const size_t N = (size_t)setup->shape.batch, D = (size_t)setup->shape.din,
+               H = (size_t)setup->shape.hidden, O = (size_t)setup->shape.dout;
+  struct {
+    float **p;
+    size_t n;
+    const float *from;
+  } arrays[] = {{&mlp->x, N * D, in->x},   {&mlp->t, N * O, in->t},   {&mlp->w1, D * H, in->w1},
+                {&mlp->w2, H * O, in->w2}, {&mlp->w3, O * O, in->w3}, {&mlp->g3, O * O, NULL},
+                {&mlp->h1, N * H, NULL},   {&mlp->h2, N * O, NULL},   {&mlp->y, N * O, NULL},
+                {&mlp->dz2, N * O, NULL},  {&mlp->dz1, N * H, NULL},  {&mlp->g1, D * H, NULL},
+                {&mlp->g2, H * O, NULL}};
+  for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) {
+    *arrays[i].p = calloc(arrays[i].n, sizeof(float));
+    if (!*arrays[i].p) {
+      cg_ref_mlp_free(mlp);
+      return false;
+    }
+    if (arrays[i].from) memcpy(*arrays[i].p, arrays[i].from, arrays[i].n * sizeof(float));
+  }
+  return true;
+}
+
+double cg_ref_mlp_step(cg_ref_mlp *m) {
+  const int N = m->setup.shape.batch, D = m->setup.shape.din, H = m->setup.shape.hidden,
+            O = m->setup.shape.dout;
+  const size_t nh = (size_t)N * H, no = (size_t)N * O;
+  gemm(false, false, N, H, D, m->x, D, m->w1, H, 0.0f, m->h1, H);
+  relu(m->h1, nh);
+  gemm(false, false, N, O, H, m->h1, H, m->w2, O, 0.0f, m->h2, O);
+  relu(m->h2, no);
+  gemm(false, false, N, O, O, m->h2, O, m->w3, O, 0.0f, m->y, O);
+  double loss = 0;
+  for (size_t i = 0; i < no; ++i) {
+    float d = m->y[i] - m->t[i];
+    loss += (double)d * d;
+    m->y[i] = 2.0f * d; /* y now holds dy */
+  }
+  const float *dy = m->y;
+  gemm(true, false, O, O, N, m->h2, O, dy, O, 1.0f, m->g3, O);   /* g3 += h2^T dy */
+  gemm(false, true, N, O, O, dy, O, m->w3, O, 0.0f, m->dz2, O);  /* dy w3^T */
+  relu_backward(m->dz2, m->h2, no);
+  gemm(true, false, H, O, N, m->h1, H, m->dz2, O, 0.0f, m->g2, O); /* g2 = h1^T dz2 */
+  gemm(false, true, N, H, O, m->dz2, O, m->w2, O, 0.0f, m->dz1, H); /* dz2 w2^T */
+  relu_backward(m->dz1, m->h1, nh);
+  gemm(true, false, D, H, N, m->x, D, m->dz1, H, 0.0f, m->g1, H); /* g1 = x^T dz1 */
+  const float lr = m->setup.lr;
+  sgd(m->w1, m->g1, lr, (size_t)D * H);
+  sgd(m->w2, m->g2, lr, (size_t)H * O);
+  if (m->setup.update_w3) {
+    sgd(m->w3, m->g3, lr, (size_t)O * O);
+    memset(m->g3, 0, (size_t)O * O * sizeof(float));
+  }
+  return loss;
+}
+
+void cg_ref_mlp_read(const cg_ref_mlp *m, cg_mlp_tensors *out) {
+  const size_t D = (size_t)m->setup.shape.din, H = (size_t)m->setup.shape.hidden,
+               O = (size_t)m->setup.shape.dout;
+  memcpy(out->w1, m->w1, D * H * sizeof(float));
+  memcpy(out->w2, m->w2, H * O * sizeof(float));
+  memcpy(out->w3, m->w3, O * O * sizeof(float));
+  memcpy(out->g3, m->g3, O * O * sizeof(float));
+}
+
+void cg_ref_mlp_free(cg_ref_mlp *m) {
+  float *all[] = {m->x, m->t, m->w1, m->w2, m->w3, m->g3, m->h1,
+                  m->h2, m->y, m->dz2, m->dz1, m->g1, m->g2};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
+  memset(m, 0, sizeof *m);
 }

@@ -49,6 +49,7 @@ cg_record *cg_report_add(cg_report *report) {
                           &rec->compile_ms,     &rec->upload_ms,      &rec->first.enqueue_ms,
                           &rec->first.complete_ms, &rec->first.device_ms, &rec->download_ms,
                           &rec->verify_error,   &rec->verify_tolerance, &rec->host_cpu_ms,
+                          &rec->verify_loss_error, &rec->verify_weights_error,
                           &rec->host_wall_ms};
   for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; ++i) *nan_fields[i] = NAN;
   cg_stats_compute(NULL, 0, &rec->steady_complete);
@@ -58,7 +59,10 @@ cg_record *cg_report_add(cg_report *report) {
 }
 
 void cg_report_free(cg_report *report) {
-  for (int i = 0; i < report->count; ++i) free(report->records[i].runs);
+  for (int i = 0; i < report->count; ++i) {
+    free(report->records[i].runs);
+    free(report->records[i].losses);
+  }
   free(report->records);
   report->records = NULL;
   report->count = report->cap = 0;
@@ -175,6 +179,8 @@ static cJSON *record_json(const cg_record *r) {
   cJSON *verify = cJSON_AddObjectToObject(ph, "verify");
   add_num(verify, "rel_error", r->verify_error);
   add_num(verify, "tolerance", r->verify_tolerance);
+  add_num(verify, "loss_rel_error", r->verify_loss_error);
+  add_num(verify, "weights_rel_error", r->verify_weights_error);
   cJSON *host = cJSON_AddObjectToObject(ph, "host");
   add_num(host, "cpu_ms", r->host_cpu_ms);
   add_num(host, "wall_ms", r->host_wall_ms);
@@ -184,12 +190,20 @@ static cJSON *record_json(const cg_record *r) {
   else
     cJSON_AddNullToObject(launches, "per_iter");
 
+  cJSON *losses = cJSON_AddObjectToObject(o, "losses");
+  cJSON_AddNumberToObject(losses, "every", r->loss_every);
+  cJSON *values = cJSON_AddArrayToObject(losses, "values");
+  for (int i = 0; i < r->nlosses; ++i)
+    cJSON_AddItemToArray(values, isfinite(r->losses[i]) ? cJSON_CreateNumber(r->losses[i])
+                                                        : cJSON_CreateNull());
+
   cJSON *runs = cJSON_AddArrayToObject(o, "runs");
   for (int i = 0; i < r->nruns; ++i) {
     cJSON *run = cJSON_CreateObject();
     add_num(run, "enqueue_ms", r->runs[i].enqueue_ms);
     add_num(run, "complete_ms", r->runs[i].complete_ms);
     add_num(run, "device_ms", r->runs[i].device_ms);
+    cJSON_AddNumberToObject(run, "iters", r->runs[i].iters);
     cJSON_AddItemToArray(runs, run);
   }
   return o;

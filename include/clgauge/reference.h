@@ -2,7 +2,10 @@
 #ifndef CLGAUGE_REFERENCE_H
 #define CLGAUGE_REFERENCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "clgauge/backend.h"
 
 /* C (m x n) = A (m x k) * B (k x n), row-major fp32, through OpenBLAS cblas_sgemm. */
 void cg_ref_sgemm(int m, int n, int k, const float *A, const float *B, float *C);
@@ -13,5 +16,21 @@ double cg_rel_error(const float *out, const float *ref, size_t n);
 
 /* Tolerance for the relative error of an fp32 dot-product-based result over k terms. */
 double cg_matmul_tolerance(int k);
+
+/* The mlp training step of backend.h on the host: OpenBLAS for the products, loops for the rest.
+ * The cpu backend runs it, and it is the reference of the OpenCL backends. */
+typedef struct cg_ref_mlp {
+  cg_mlp_setup setup;
+  float *x, *t, *w1, *w2, *w3, *g3;     /* state */
+  float *h1, *h2, *y, *dz2, *dz1, *g1, *g2; /* scratch */
+} cg_ref_mlp;
+
+/* Allocate and copy x, t, w1, w2, w3 from `in`; g3 starts at zero. False when out of memory. */
+bool cg_ref_mlp_init(cg_ref_mlp *mlp, const cg_mlp_setup *setup, const cg_mlp_tensors *in);
+/* One training iteration; returns its loss (computed before the update). */
+double cg_ref_mlp_step(cg_ref_mlp *mlp);
+/* Copy w1, w2, w3, g3 into `out`. */
+void cg_ref_mlp_read(const cg_ref_mlp *mlp, cg_mlp_tensors *out);
+void cg_ref_mlp_free(cg_ref_mlp *mlp);
 
 #endif

@@ -30,6 +30,7 @@ typedef struct cg_run_sample {
   double enqueue_ms;  /* until the enqueue calls returned: what an unsynchronised timer sees */
   double complete_ms; /* until clFinish returned: the real cost */
   double device_ms;   /* from profiling events; NAN when unavailable */
+  int iters;          /* iterations in this run */
 } cg_run_sample;
 
 enum { CG_MAX_PARAMS = 12 };
@@ -60,14 +61,18 @@ typedef struct cg_record {
   cg_stats steady_complete, steady_enqueue, steady_device; /* over the runs after warm-up */
   char device_time_why[96]; /* why device time is unavailable; empty when it is available */
   double download_ms;
-  double verify_error;      /* ||out - ref|| / ||ref|| */
+  double verify_error;      /* ||out - ref|| / ||ref||; the largest of the parts below if any */
   double verify_tolerance;
+  double verify_loss_error;   /* largest relative error of a printed loss (training workloads) */
+  double verify_weights_error; /* largest relative error of a final weight matrix */
+  double *losses;           /* loss at iterations 0, loss_every, 2*loss_every, ... */
+  int nlosses, loss_every;
   double host_cpu_ms;       /* process CPU time during the steady runs */
   double host_wall_ms;      /* wall time of the steady runs */
 } cg_record;
 
 typedef struct cg_report {
-  cg_record *records;
+  cg_record *records; /* free with cg_report_free: it owns each record's runs and losses */
   int count, cap;
   char command[1024]; /* the command line, for the record */
   double discovery_ms; /* platform and device enumeration of this process */

@@ -11,6 +11,7 @@
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 #include "clgauge/timing.h"
+#include "run_timer.h"
 
 void cg_matmul_defaults(cg_matmul_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -79,94 +80,34 @@ static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
   cg_rc rc = CG_OK;
   cg_device *dev = NULL;
   void *state = NULL;
+  run_timer timer = {0};
   const cg_matmul_ops *ops = backend->matmul;
   const cg_matmul_shape shape = {cfg->m, cfg->n, cfg->k};
-  const int total_runs = cfg->runs + cfg->warmup;
-  double *steady_c = NULL, *steady_e = NULL, *steady_d = NULL;
-  int nsteady = 0;
-  bool device_time = true;
-  uint64_t t0;
 
-  rec->runs = calloc((size_t)cfg->runs, sizeof *rec->runs);
-  steady_c = calloc((size_t)cfg->runs, sizeof *steady_c);
-  steady_e = calloc((size_t)cfg->runs, sizeof *steady_e);
-  steady_d = calloc((size_t)cfg->runs, sizeof *steady_d);
-  CG_CHECK(rec->runs && steady_c && steady_e && steady_d, CG_ERROR, "out of memory");
-
-  cg_backend_env env = {NULL, cfg->kernel_dir};
-  if (backend->uses_opencl) {
-    t0 = cg_now_ns();
-    CG_TRY(cg_device_open(info, &dev, err));
-    rec->init_ms = cg_ns_to_ms(cg_now_ns() - t0);
-    env.device = dev;
-    if (!info->profiling) {
-      device_time = false;
-      snprintf(rec->device_time_why, sizeof rec->device_time_why,
-               "device does not support profiling");
-    }
-  } else {
-    device_time = false;
-    snprintf(rec->device_time_why, sizeof rec->device_time_why, "runs on the host");
-  }
-
+  CG_TRY(run_timer_open(&timer, rec, cfg->runs, backend, info, &dev, err));
+  cg_backend_env env = {dev, cfg->kernel_dir};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, shape, &state, &compile, err));
   rec->compile_ms = compile.ms;
   snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", compile.kind);
 
-  t0 = cg_now_ns();
+  uint64_t t0 = cg_now_ns();
   CG_TRY(ops->upload(state, A, B, err));
   rec->upload_ms = cg_ns_to_ms(cg_now_ns() - t0);
 
-  uint64_t steady_cpu0 = 0, steady_wall0 = 0;
-  for (int r = 0; r < total_runs; ++r) {
-    const bool timed = r == 0 || r > cfg->warmup;
-    if (r == 1 + cfg->warmup) {
-      steady_cpu0 = cg_cpu_ns();
-      steady_wall0 = cg_now_ns();
-    }
+  /* run 0, then the untimed warm-up runs, then the steady runs */
+  for (int r = 0; r < cfg->runs + cfg->warmup; ++r) {
+    const int kind = r == 0 ? RUN_FIRST : r <= cfg->warmup ? RUN_UNTIMED : RUN_STEADY;
+    if (r == 1 + cfg->warmup) run_timer_steady_begin(&timer);
     cg_device_span span = {0};
-    int launches = -1;
-    uint64_t s0 = cg_now_ns();
-    rc = ops->enqueue(state, cfg->loops, &span, &launches, err);
-    uint64_t s1 = cg_now_ns();
+    run_timer_begin(&timer);
+    rc = ops->enqueue(state, cfg->loops, &span, &rec->launches_per_iter, err);
+    run_timer_enqueued(&timer);
     if (rc == CG_OK) rc = ops->finish(state, err);
-    uint64_t s2 = cg_now_ns();
-    double dev_ms = NAN;
-    if (rc == CG_OK && device_time) {
-      const char *why = NULL;
-      if (!cg_device_span_ms(&span, &dev_ms, &why)) {
-        device_time = false;
-        snprintf(rec->device_time_why, sizeof rec->device_time_why, "%s", why);
-      }
-    }
-    cg_device_span_release(&span);
+    run_timer_end(&timer, rc == CG_OK ? kind : RUN_UNTIMED, cfg->loops, &span);
     if (rc != CG_OK) goto cleanup;
-    rec->launches_per_iter = launches;
-    if (!timed) continue;
-    cg_run_sample sample = {cg_ns_to_ms(s1 - s0), cg_ns_to_ms(s2 - s0), dev_ms};
-    rec->runs[rec->nruns++] = sample;
-    if (r == 0) {
-      rec->first = sample;
-    } else {
-      steady_c[nsteady] = sample.complete_ms;
-      steady_e[nsteady] = sample.enqueue_ms;
-      steady_d[nsteady] = sample.device_ms;
-      nsteady++;
-    }
   }
-  if (nsteady > 0) {
-    rec->host_cpu_ms = cg_ns_to_ms(cg_cpu_ns() - steady_cpu0);
-    rec->host_wall_ms = cg_ns_to_ms(cg_now_ns() - steady_wall0);
-  }
-  cg_stats_compute(steady_c, nsteady, &rec->steady_complete);
-  cg_stats_compute(steady_e, nsteady, &rec->steady_enqueue);
-  if (device_time) {
-    cg_stats_compute(steady_d, nsteady, &rec->steady_device);
-  } else {
-    for (int i = 0; i < rec->nruns; ++i) rec->runs[i].device_ms = NAN;
-    rec->first.device_ms = NAN;
-  }
+  run_timer_close(&timer);
 
   size_t elems = (size_t)cfg->m * (size_t)cfg->n;
   for (size_t i = 0; i < elems; ++i) out[i] = NAN;
@@ -184,11 +125,9 @@ cleanup:
   if (rc != CG_OK)
     cg_record_set_status(rec, rc == CG_UNSUPPORTED ? CG_STATUS_UNSUPPORTED : CG_STATUS_ERROR, "%s",
                          error.msg);
+  if (timer.rec) run_timer_close(&timer);
   if (state) ops->release(state);
   cg_device_close(dev);
-  free(steady_c);
-  free(steady_e);
-  free(steady_d);
 }
 
 cg_rc cg_matmul_run(const cg_matmul_config *cfg, const cg_device_info *device, cg_report *report,
