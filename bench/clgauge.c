@@ -10,6 +10,7 @@
 #include "clgauge/backend.h"
 #include "clgauge/device.h"
 #include "clgauge/matmul.h"
+#include "clgauge/mlp.h"
 #include "clgauge/report.h"
 
 enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
@@ -203,7 +204,7 @@ static int check_outputs(const common_opts *o) {
   return 0;
 }
 
-static void progress(void *ctx, int index, int total, const cg_record *rec) {
+static void print_progress(void *ctx, int index, int total, const cg_record *rec) {
   const common_opts *o = ctx;
   if (o->quiet) return;
   fprintf(stderr, "[%d/%d] %s %s/%s on %s\n", index + 1, total, rec->workload, rec->backend,
@@ -263,68 +264,93 @@ static void matmul_help(void) {
 
 /* Parse the matmul options into cfg; returns -1 on a bad option, 1 for --help, 0 otherwise. */
 static int parse_matmul(int argc, char **argv, cg_matmul_config *cfg, common_opts *o) {
+  const cli_int_opt ints[] = {{"--m", &cfg->m, 1, CG_MATMUL_MAX_DIM},
+                              {"--k", &cfg->k, 1, CG_MATMUL_MAX_DIM},
+                              {"--loops", &cfg->loops, 1, 1000000},
+                              {"--runs", &cfg->runs, 1, 1000000},
+                              {"--warmup", &cfg->warmup, 0, 1000000}};
   for (int i = 1; i < argc; ++i) {
     const char *v = NULL;
     bool bad = false;
     int c = parse_common(argc, argv, &i, o);
+    if (c == 0) c = cli_int_options(argc, argv, &i, ints, sizeof ints / sizeof ints[0]);
     if (c < 0) return -1;
     if (c > 0) continue;
     if (cli_flag(argv[i], "--help")) return 1;
-    int *target = NULL;
-    const char *name = NULL;
-    long long min = 1, max = CG_MATMUL_MAX_DIM;
-    static const char *const dims[] = {"--n", "--m", "--k", "--loops", "--runs", "--warmup"};
-    for (size_t d = 0; d < sizeof dims / sizeof dims[0] && !target; ++d)
-      if (cli_option(argc, argv, &i, dims[d], &v, &bad)) name = dims[d];
-    if (bad) return -1;
-    if (!name) {
-      cli_error("unknown option '%s' (see 'clgauge matmul --help')", argv[i]);
-      return -1;
-    }
-    if (strcmp(name, "--n") == 0) {
-      if (!cli_int(name, v, min, max, &cfg->n)) return -1;
+    if (cli_option(argc, argv, &i, "--n", &v, &bad)) {
+      if (bad || !cli_int("--n", v, 1, CG_MATMUL_MAX_DIM, &cfg->n)) return -1;
       cfg->m = cfg->k = cfg->n;
       continue;
     }
-    if (strcmp(name, "--m") == 0) target = &cfg->m;
-    if (strcmp(name, "--k") == 0) target = &cfg->k;
-    if (strcmp(name, "--loops") == 0) target = &cfg->loops, max = 1000000;
-    if (strcmp(name, "--runs") == 0) target = &cfg->runs, max = 1000000;
-    if (strcmp(name, "--warmup") == 0) target = &cfg->warmup, min = 0, max = 1000000;
-    if (!cli_int(name, v, min, max, target)) return -1;
+    cli_error("unknown option '%s' (see 'clgauge matmul --help')", argv[i]);
+    return -1;
   }
   return 0;
 }
 
-static int run_matmul(const cg_matmul_config *cfg, common_opts *o, int argc, char **argv) {
+/* What the front end needs of a workload to run it. */
+typedef struct workload_fns {
+  cg_rc (*validate)(const void *cfg, const cg_device_info *device, cg_error *err);
+  cg_rc (*run)(const void *cfg, const cg_device_info *device, cg_report *report,
+               cg_progress_fn progress, void *ctx, cg_error *err);
+} workload_fns;
+
+static cg_rc matmul_validate(const void *cfg, const cg_device_info *device, cg_error *err) {
+  return cg_matmul_validate(cfg, device, err);
+}
+static cg_rc matmul_run(const void *cfg, const cg_device_info *device, cg_report *report,
+                        cg_progress_fn progress, void *ctx, cg_error *err) {
+  return cg_matmul_run(cfg, device, report, progress, ctx, err);
+}
+static cg_rc mlp_validate(const void *cfg, const cg_device_info *device, cg_error *err) {
+  return cg_mlp_validate(cfg, device, err);
+}
+static cg_rc mlp_run(const void *cfg, const cg_device_info *device, cg_report *report,
+                     cg_progress_fn progress, void *ctx, cg_error *err) {
+  return cg_mlp_run(cfg, device, report, progress, ctx, err);
+}
+static const workload_fns matmul_fns = {matmul_validate, matmul_run};
+static const workload_fns mlp_fns = {mlp_validate, mlp_run};
+
+static void print_crossovers(const cg_report *report);
+
+/* Validate every job first (nothing runs on bad input), then run them all into one report. */
+static int run_jobs(const workload_fns *const *fns, const void *const *cfgs, int njobs,
+                    common_opts *o, int argc, char **argv) {
   session s;
   int status = open_session(&s, o, argc, argv);
   cg_error err = {0};
-  if (status == 0 && cg_matmul_validate(cfg, s.device, &err) != CG_OK) {
-    cli_error("%s", err.msg);
-    status = EXIT_USAGE;
-  }
+  for (int j = 0; j < njobs && status == 0; ++j)
+    if (fns[j]->validate(cfgs[j], s.device, &err) != CG_OK) {
+      cli_error("%s", err.msg);
+      status = EXIT_USAGE;
+    }
   if (status == 0) status = check_outputs(o);
   if (status == 0) {
     print_header(&s);
     fflush(stdout);
-    if (cg_matmul_run(cfg, s.device, &s.report, progress, o, &err) != CG_OK) {
-      cli_error("%s", err.msg);
-      status = EXIT_FAILURE;
-    } else {
+    for (int j = 0; j < njobs && status == 0; ++j)
+      if (fns[j]->run(cfgs[j], s.device, &s.report, print_progress, o, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        status = EXIT_FAILURE;
+      }
+    if (status == 0) {
       status = finish_session(&s, o);
+      print_crossovers(&s.report);
     }
   }
   close_session(&s);
   return status;
 }
 
-static void apply_common(cg_matmul_config *cfg, const common_opts *o) {
-  cfg->backends = (const char *const *)o->backends;
-  cfg->variants = (const char *const *)o->variants;
-  cfg->kernel_dir = o->kernel_dir;
-  cfg->seed = o->seed;
-}
+/* The options every workload config shares. */
+#define APPLY_COMMON(cfg, o)                                                                       \
+  do {                                                                                             \
+    (cfg)->backends = (const char *const *)(o)->backends;                                          \
+    (cfg)->variants = (const char *const *)(o)->variants;                                          \
+    (cfg)->kernel_dir = (o)->kernel_dir;                                                           \
+    (cfg)->seed = (o)->seed;                                                                       \
+  } while (0)
 
 static int cmd_matmul(int argc, char **argv) {
   cli_set_command("clgauge matmul");
@@ -335,8 +361,140 @@ static int cmd_matmul(int argc, char **argv) {
   int status = p < 0 ? EXIT_USAGE : 0;
   if (p > 0) matmul_help();
   if (p == 0) {
-    apply_common(&cfg, &o);
-    status = run_matmul(&cfg, &o, argc, argv);
+    APPLY_COMMON(&cfg, &o);
+    const workload_fns *fns[] = {&matmul_fns};
+    const void *cfgs[] = {&cfg};
+    status = run_jobs(fns, cfgs, 1, &o, argc, argv);
+  }
+  free_common(&o);
+  return status;
+}
+
+/* ---- clgauge mlp ---- */
+
+static void mlp_help(void) {
+  printf("usage: clgauge mlp [options]\n\n"
+         "The small training loop of the PyTorch report: y = relu(relu(x w1) w2) w3, loss =\n"
+         "sum((y - t)^2), SGD on w1 and w2 (w3's gradient accumulates, w3 stays), the loss read\n"
+         "back every --print-every iterations. Each read-back closes one run: run 0 is 'first',\n"
+         "the others 'steady'. Every backend is verified against the host reference: the loss at\n"
+         "every printed iteration and the final w1, w2, w3 and w3's gradient.\n\n"
+         "  --preset NAME      seed (64 x 1024 x 128 x 8, the default) or big (64 x 5000 x 5000 x 8)\n"
+         "  --batch N, --din D, --hidden H, --dout O   sizes (they override the preset)\n"
+         "  --iters I          training iterations (default 10000)\n"
+         "  --lr LR            learning rate (default 1e-9)\n"
+         "  --update-w3        update w3 too, and zero its gradient after each update\n"
+         "  --print-every P    read the loss back every P iterations (default 1000)\n"
+         "  --sweep-hidden LIST  run at each size of LIST with din = hidden = size and report the\n"
+         "                     size from which each OpenCL backend beats cpu; in a sweep --iters\n"
+         "                     defaults to 1000 and --print-every to 100\n"
+         "%s\n%s",
+         common_help, exit_help);
+}
+
+enum { MAX_SWEEP = 32 };
+
+typedef struct mlp_opts {
+  cg_mlp_config cfg;
+  int sweep[MAX_SWEEP];
+  int nsweep;
+} mlp_opts;
+
+static int parse_mlp(int argc, char **argv, mlp_opts *m, common_opts *o) {
+  cg_mlp_config *cfg = &m->cfg;
+  int iters = 0, print_every = 0; /* 0: not given */
+  /* --preset first wherever it stands, so that explicit sizes override it */
+  for (int i = 1; i < argc; ++i) {
+    const char *v = NULL;
+    bool bad = false;
+    if (cli_option(argc, argv, &i, "--preset", &v, &bad)) {
+      cg_error err = {0};
+      if (bad) return -1;
+      if (cg_mlp_preset(cfg, v, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+      }
+    }
+  }
+  const cli_int_opt ints[] = {{"--batch", &cfg->shape.batch, 1, CG_MLP_MAX_DIM},
+                              {"--din", &cfg->shape.din, 1, CG_MLP_MAX_DIM},
+                              {"--hidden", &cfg->shape.hidden, 1, CG_MLP_MAX_DIM},
+                              {"--dout", &cfg->shape.dout, 1, CG_MLP_MAX_DIM},
+                              {"--iters", &iters, 1, 100000000},
+                              {"--print-every", &print_every, 1, 100000000}};
+  for (int i = 1; i < argc; ++i) {
+    const char *v = NULL;
+    bool bad = false;
+    int c = parse_common(argc, argv, &i, o);
+    if (c == 0) c = cli_int_options(argc, argv, &i, ints, sizeof ints / sizeof ints[0]);
+    if (c < 0) return -1;
+    if (c > 0) continue;
+    if (cli_flag(argv[i], "--help")) return 1;
+    if (cli_flag(argv[i], "--update-w3")) {
+      cfg->update_w3 = true;
+    } else if (cli_option(argc, argv, &i, "--preset", &v, &bad)) {
+      if (bad) return -1; /* applied above */
+    } else if (cli_option(argc, argv, &i, "--lr", &v, &bad)) {
+      if (bad || !cli_double("--lr", v, 0, 1e6, &cfg->lr)) return -1;
+    } else if (cli_option(argc, argv, &i, "--sweep-hidden", &v, &bad)) {
+      char **list = NULL;
+      if (bad || !cli_list("--sweep-hidden", v, MAX_SWEEP, &list)) return -1;
+      m->nsweep = 0;
+      bool ok = true;
+      for (int k = 0; list[k] && ok; ++k)
+        ok = cli_int("--sweep-hidden", list[k], 1, CG_MLP_MAX_DIM, &m->sweep[m->nsweep++]);
+      cli_list_free(list);
+      if (!ok) return -1;
+    } else {
+      cli_error("unknown option '%s' (see 'clgauge mlp --help')", argv[i]);
+      return -1;
+    }
+  }
+  const bool sweep = m->nsweep > 0;
+  cfg->iters = iters ? iters : sweep ? 1000 : cfg->iters;
+  cfg->print_every = print_every ? print_every : sweep ? 100 : cfg->print_every;
+  return 0;
+}
+
+static void print_crossovers(const cg_report *report) {
+  cg_mlp_crossover x[16];
+  int n = cg_mlp_crossovers(report, x, 16);
+  int sizes = 0;
+  for (int i = 0; i < report->count; ++i)
+    sizes += strcmp(report->records[i].workload, "mlp") == 0 && report->records[i].host_backend;
+  if (n == 0 || sizes < 2) return;
+  printf("\ncrossover (din = hidden): the size from which each OpenCL backend beats cpu\n");
+  for (int i = 0; i < n; ++i) {
+    char loop[32] = "never", total[32] = "never";
+    if (x[i].loop_size) snprintf(loop, sizeof loop, "%d", x[i].loop_size);
+    if (x[i].total_size) snprintf(total, sizeof total, "%d", x[i].total_size);
+    printf("  %s/%s: counting the loop alone from %s; counting init, compile and upload too "
+           "from %s\n",
+           x[i].backend, x[i].variant, loop, total);
+  }
+}
+
+static int cmd_mlp(int argc, char **argv) {
+  cli_set_command("clgauge mlp");
+  mlp_opts m = {0};
+  cg_mlp_defaults(&m.cfg);
+  common_opts o = {.seed = m.cfg.seed};
+  int p = parse_mlp(argc, argv, &m, &o);
+  int status = p < 0 ? EXIT_USAGE : 0;
+  if (p > 0) mlp_help();
+  if (p == 0) {
+    APPLY_COMMON(&m.cfg, &o);
+    const int njobs = m.nsweep > 0 ? m.nsweep : 1;
+    cg_mlp_config cfgs[MAX_SWEEP];
+    const workload_fns *fns[MAX_SWEEP];
+    const void *ptrs[MAX_SWEEP];
+    for (int j = 0; j < njobs; ++j) {
+      cfgs[j] = m.cfg;
+      if (m.nsweep > 0) cfgs[j].shape.din = cfgs[j].shape.hidden = m.sweep[j];
+      fns[j] = &mlp_fns;
+      ptrs[j] = &cfgs[j];
+    }
+    status = run_jobs(fns, ptrs, njobs, &o, argc, argv);
   }
   free_common(&o);
   return status;
@@ -346,16 +504,18 @@ static int cmd_matmul(int argc, char **argv) {
 
 static int cmd_suite(int argc, char **argv) {
   cli_set_command("clgauge suite");
-  cg_matmul_config cfg;
-  cg_matmul_defaults(&cfg);
-  common_opts o = {.seed = cfg.seed};
+  cg_matmul_config mm;
+  cg_matmul_defaults(&mm);
+  cg_mlp_config mlp;
+  cg_mlp_defaults(&mlp);
+  common_opts o = {.seed = mm.seed};
   int status = 0;
   for (int i = 1; i < argc && status == 0; ++i) {
     int c = parse_common(argc, argv, &i, &o);
     if (c > 0) continue;
     if (c == 0 && cli_flag(argv[i], "--help")) {
       printf("usage: clgauge suite [options]\n\n"
-             "The default suite: every workload with its defaults (today: matmul) on every\n"
+             "The default suite: every workload with its defaults (matmul, then mlp) on every\n"
              "backend.\n\n%s\n%s",
              common_help, exit_help);
       free_common(&o);
@@ -365,8 +525,11 @@ static int cmd_suite(int argc, char **argv) {
     status = EXIT_USAGE;
   }
   if (status == 0) {
-    apply_common(&cfg, &o);
-    status = run_matmul(&cfg, &o, argc, argv);
+    APPLY_COMMON(&mm, &o);
+    APPLY_COMMON(&mlp, &o);
+    const workload_fns *fns[] = {&matmul_fns, &mlp_fns};
+    const void *cfgs[] = {&mm, &mlp};
+    status = run_jobs(fns, cfgs, 2, &o, argc, argv);
   }
   free_common(&o);
   return status;
@@ -381,6 +544,7 @@ static void main_help(void) {
          "commands:\n"
          "  list      every OpenCL platform and device, with the indexes --device takes\n"
          "  matmul    C = A*B (default n=1000, 10 products per run, 10 runs)\n"
+         "  mlp       the small training loop (default 64x1024x128x8, 10000 iterations)\n"
          "  suite     the default suite: every workload with its defaults\n\n"
          "'clgauge COMMAND --help' describes each. --version prints the version.\n");
 }
@@ -401,7 +565,8 @@ int main(int argc, char **argv) {
   }
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
   if (strcmp(cmd, "matmul") == 0) return cmd_matmul(argc - 1, argv + 1);
+  if (strcmp(cmd, "mlp") == 0) return cmd_mlp(argc - 1, argv + 1);
   if (strcmp(cmd, "suite") == 0) return cmd_suite(argc - 1, argv + 1);
-  cli_error("unknown command '%s' (commands: list, matmul, suite; see 'clgauge --help')", cmd);
+  cli_error("unknown command '%s' (commands: list, matmul, mlp, suite; see 'clgauge --help')", cmd);
   return EXIT_USAGE;
 }

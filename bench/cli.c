@@ -119,3 +119,14 @@ void cli_list_free(char **list) {
   for (int i = 0; list && list[i]; ++i) free(list[i]);
   free(list);
 }
+
+int cli_int_options(int argc, char **argv, int *i, const cli_int_opt *opts, int n) {
+  for (int k = 0; k < n; ++k) {
+    const char *v = NULL;
+    bool bad = false;
+    if (!cli_option(argc, argv, i, opts[k].name, &v, &bad)) continue;
+    if (bad) return -1;
+    return cli_int(opts[k].name, v, opts[k].min, opts[k].max, opts[k].target) ? 1 : -1;
+  }
+  return 0;
+}

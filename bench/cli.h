@@ -15,6 +15,15 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool cli_option(int argc, char **argv, int *i, const char *name, const char **value, bool *bad);
 bool cli_flag(const char *arg, const char *name);
 
+/* A table of whole-number options: on a match of argv[*i], parse into *target within
+ * [min, max]. Returns 1 when matched and parsed, 0 when argv[*i] is none of them, -1 when bad. */
+typedef struct cli_int_opt {
+  const char *name;
+  int *target;
+  long long min, max;
+} cli_int_opt;
+int cli_int_options(int argc, char **argv, int *i, const cli_int_opt *opts, int n);
+
 bool cli_int(const char *option, const char *text, long long min, long long max, int *out);
 bool cli_u64(const char *option, const char *text, uint64_t *out);
 bool cli_double(const char *option, const char *text, double min, double max, double *out);

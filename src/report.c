@@ -461,6 +461,42 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   fputs("\n", out);
 }
 
+/* The loss curves of the training records side by side, one row per printed iteration. */
+static void print_losses(const cg_report *report, FILE *out) {
+  const cg_record *first = NULL;
+  for (int i = 0; i < report->count && !first; ++i)
+    if (report->records[i].nlosses > 0) first = &report->records[i];
+  if (!first) return;
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    if (r->nlosses == 0 || (r != first && strcmp(r->workload, first->workload) == 0 &&
+                            cg_record_param(r, "hidden") == cg_record_param(first, "hidden")))
+      continue;
+    first = r; /* a new workload or sweep size starts a new block */
+    fprintf(out, "\nloss of %s (hidden %g)\n%10s", r->workload, cg_record_param(r, "hidden"),
+            "iteration");
+    for (int j = i; j < report->count; ++j) {
+      const cg_record *c = &report->records[j];
+      char name[48];
+      snprintf(name, sizeof name, "%s/%s", c->backend, c->variant);
+      if (c->nlosses && strcmp(c->workload, r->workload) == 0 &&
+          cg_record_param(c, "hidden") == cg_record_param(r, "hidden"))
+        fprintf(out, "  %16.16s", name);
+    }
+    fputc('\n', out);
+    for (int k = 0; k < r->nlosses; ++k) {
+      fprintf(out, "%10d", k * r->loss_every);
+      for (int j = i; j < report->count; ++j) {
+        const cg_record *c = &report->records[j];
+        if (c->nlosses && strcmp(c->workload, r->workload) == 0 &&
+            cg_record_param(c, "hidden") == cg_record_param(r, "hidden"))
+          fprintf(out, "  %16.9g", k < c->nlosses ? c->losses[k] : NAN);
+      }
+      fputc('\n', out);
+    }
+  }
+}
+
 void cg_report_print_table(const cg_report *report, FILE *out) {
   static const char *const head[COLS] = {
       "backend", "variant", "status", "init ms", "compile ms", "upload ms", "first ms",
@@ -508,6 +544,8 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     else
       fprintf(out, "  %s/%s: device time n/a: %s\n", r->backend, r->variant, r->device_time_why);
   }
+
+  print_losses(report, out);
 
   bool any_summary = false;
   for (int i = 0; i < report->count; ++i) {
