@@ -54,18 +54,21 @@ cg_rc cg_matmul_validate(const cg_matmul_config *cfg, const cg_device_info *devi
       double bytes;
     } mats[] = {{"A", (double)cfg->m * cfg->k * 4}, {"B", (double)cfg->k * cfg->n * 4},
                 {"C", (double)cfg->m * cfg->n * 4}};
+    char size[80];
+    if (cfg->m == cfg->n && cfg->n == cfg->k)
+      snprintf(size, sizeof size, "--n %d", cfg->n);
+    else
+      snprintf(size, sizeof size, "--m %d --n %d --k %d", cfg->m, cfg->n, cfg->k);
     double total = 0;
     for (int i = 0; i < 3; ++i) {
       total += mats[i].bytes;
       CG_CHECK(mats[i].bytes <= (double)device->max_alloc, CG_BAD_INPUT,
-               "size %dx%dx%d: matrix %s needs %.3g GiB, device '%s' allows %.3g GiB per "
-               "allocation",
-               cfg->m, cfg->n, cfg->k, mats[i].name, gib(mats[i].bytes), device->name,
-               gib((double)device->max_alloc));
+               "%s: matrix %s needs %.3g GiB, device '%s' allows %.3g GiB per allocation", size,
+               mats[i].name, gib(mats[i].bytes), device->name, gib((double)device->max_alloc));
     }
     CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
-             "size %dx%dx%d: the matrices need %.3g GiB, device '%s' has %.3g GiB", cfg->m,
-             cfg->n, cfg->k, gib(total), device->name, gib((double)device->global_mem));
+             "%s: the matrices need %.3g GiB, device '%s' has %.3g GiB", size, gib(total),
+             device->name, gib((double)device->global_mem));
   }
 cleanup:
   return rc;
