@@ -11,6 +11,7 @@
 #include "clgauge/device.h"
 #include "clgauge/matmul.h"
 #include "clgauge/mlp.h"
+#include "clgauge/linear.h"
 #include "clgauge/report.h"
 
 enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
@@ -310,7 +311,15 @@ static cg_rc mlp_run(const void *cfg, const cg_device_info *device, cg_report *r
   return cg_mlp_run(cfg, device, report, progress, ctx, err);
 }
 static const workload_fns matmul_fns = {matmul_validate, matmul_run};
+static cg_rc linear_validate(const void *cfg, const cg_device_info *device, cg_error *err) {
+  return cg_linear_validate(cfg, device, err);
+}
+static cg_rc linear_run(const void *cfg, const cg_device_info *device, cg_report *report,
+                        cg_progress_fn progress, void *ctx, cg_error *err) {
+  return cg_linear_run(cfg, device, report, progress, ctx, err);
+}
 static const workload_fns mlp_fns = {mlp_validate, mlp_run};
+static const workload_fns linear_fns = {linear_validate, linear_run};
 
 static void print_crossovers(const cg_report *report);
 
@@ -500,6 +509,78 @@ static int cmd_mlp(int argc, char **argv) {
   return status;
 }
 
+/* ---- clgauge linear ---- */
+
+static void linear_help(void) {
+  printf("usage: clgauge linear [options]\n\n"
+         "Per-batch training of a linear classifier (softmax cross-entropy, SGD), as in the\n"
+         "PyTorch DataLoader report, with the epoch order reshuffled each epoch (the same for\n"
+         "every backend) and the epoch's summed loss read back each epoch. Each epoch is one\n"
+         "run: epoch 0 is 'first', the others 'steady'. Verified against the host reference:\n"
+         "every epoch's loss and the final weights and bias.\n\n"
+         "  --samples S        dataset rows (default 10000)\n"
+         "  --features F       features per row (default 1000)\n"
+         "  --classes C        classes (default 10)\n"
+         "  --batch B          batch size; the last batch holds the remainder (default 32)\n"
+         "  --epochs E         epochs (default 10)\n"
+         "  --lr LR            learning rate (default 0.01)\n"
+         "  --transfer MODE    pageable (default): each batch gathered on the host and written\n"
+         "                     from ordinary memory; pinned: pinned staging buffers, double-\n"
+         "                     buffered, uploads overlapping compute; resident: the dataset\n"
+         "                     uploaded once, batches gathered on the device; all: each of them\n"
+         "%s\n%s",
+         common_help, exit_help);
+}
+
+static int parse_linear(int argc, char **argv, cg_linear_config *cfg, common_opts *o) {
+  const cli_int_opt ints[] = {{"--samples", &cfg->shape.samples, 1, CG_LINEAR_MAX_DIM},
+                              {"--features", &cfg->shape.features, 1, CG_LINEAR_MAX_DIM},
+                              {"--classes", &cfg->shape.classes, 1, 1 << 16},
+                              {"--batch", &cfg->shape.batch, 1, CG_LINEAR_MAX_DIM},
+                              {"--epochs", &cfg->epochs, 1, 1000000}};
+  for (int i = 1; i < argc; ++i) {
+    const char *v = NULL;
+    bool bad = false;
+    int c = parse_common(argc, argv, &i, o);
+    if (c == 0) c = cli_int_options(argc, argv, &i, ints, sizeof ints / sizeof ints[0]);
+    if (c < 0) return -1;
+    if (c > 0) continue;
+    if (cli_flag(argv[i], "--help")) return 1;
+    if (cli_option(argc, argv, &i, "--lr", &v, &bad)) {
+      if (bad || !cli_double("--lr", v, 0, 1e6, &cfg->lr)) return -1;
+    } else if (cli_option(argc, argv, &i, "--transfer", &v, &bad)) {
+      cg_error err = {0};
+      if (bad) return -1;
+      if (cg_linear_parse_transfer(cfg, v, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+      }
+    } else {
+      cli_error("unknown option '%s' (see 'clgauge linear --help')", argv[i]);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int cmd_linear(int argc, char **argv) {
+  cli_set_command("clgauge linear");
+  cg_linear_config cfg;
+  cg_linear_defaults(&cfg);
+  common_opts o = {.seed = cfg.seed};
+  int p = parse_linear(argc, argv, &cfg, &o);
+  int status = p < 0 ? EXIT_USAGE : 0;
+  if (p > 0) linear_help();
+  if (p == 0) {
+    APPLY_COMMON(&cfg, &o);
+    const workload_fns *fns[] = {&linear_fns};
+    const void *cfgs[] = {&cfg};
+    status = run_jobs(fns, cfgs, 1, &o, argc, argv);
+  }
+  free_common(&o);
+  return status;
+}
+
 /* ---- clgauge suite ---- */
 
 static int cmd_suite(int argc, char **argv) {
@@ -508,6 +589,8 @@ static int cmd_suite(int argc, char **argv) {
   cg_matmul_defaults(&mm);
   cg_mlp_config mlp;
   cg_mlp_defaults(&mlp);
+  cg_linear_config lin;
+  cg_linear_defaults(&lin);
   common_opts o = {.seed = mm.seed};
   int status = 0;
   for (int i = 1; i < argc && status == 0; ++i) {
@@ -515,7 +598,7 @@ static int cmd_suite(int argc, char **argv) {
     if (c > 0) continue;
     if (c == 0 && cli_flag(argv[i], "--help")) {
       printf("usage: clgauge suite [options]\n\n"
-             "The default suite: every workload with its defaults (matmul, then mlp) on every\n"
+             "The default suite: every workload with its defaults (matmul, mlp, linear) on every\n"
              "backend.\n\n%s\n%s",
              common_help, exit_help);
       free_common(&o);
@@ -527,9 +610,10 @@ static int cmd_suite(int argc, char **argv) {
   if (status == 0) {
     APPLY_COMMON(&mm, &o);
     APPLY_COMMON(&mlp, &o);
-    const workload_fns *fns[] = {&matmul_fns, &mlp_fns};
-    const void *cfgs[] = {&mm, &mlp};
-    status = run_jobs(fns, cfgs, 2, &o, argc, argv);
+    APPLY_COMMON(&lin, &o);
+    const workload_fns *fns[] = {&matmul_fns, &mlp_fns, &linear_fns};
+    const void *cfgs[] = {&mm, &mlp, &lin};
+    status = run_jobs(fns, cfgs, 3, &o, argc, argv);
   }
   free_common(&o);
   return status;
@@ -545,6 +629,7 @@ static void main_help(void) {
          "  list      every OpenCL platform and device, with the indexes --device takes\n"
          "  matmul    C = A*B (default n=1000, 10 products per run, 10 runs)\n"
          "  mlp       the small training loop (default 64x1024x128x8, 10000 iterations)\n"
+         "  linear    per-batch training of a linear classifier, with transfer strategies\n"
          "  suite     the default suite: every workload with its defaults\n\n"
          "'clgauge COMMAND --help' describes each. --version prints the version.\n");
 }
@@ -566,7 +651,8 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
   if (strcmp(cmd, "matmul") == 0) return cmd_matmul(argc - 1, argv + 1);
   if (strcmp(cmd, "mlp") == 0) return cmd_mlp(argc - 1, argv + 1);
+  if (strcmp(cmd, "linear") == 0) return cmd_linear(argc - 1, argv + 1);
   if (strcmp(cmd, "suite") == 0) return cmd_suite(argc - 1, argv + 1);
-  cli_error("unknown command '%s' (commands: list, matmul, mlp, suite; see 'clgauge --help')", cmd);
+  cli_error("unknown command '%s' (commands: list, matmul, mlp, linear, suite; see 'clgauge --help')", cmd);
   return EXIT_USAGE;
 }

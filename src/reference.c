@@ -123,3 +123,45 @@ void cg_ref_mlp_free(cg_ref_mlp *m) {
   for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
   memset(m, 0, sizeof *m);
 }
+
+double cg_ref_softmax_xent(const float *logits, int n, int classes, const int *labels, float *g) {
+  double loss = 0;
+  for (int r = 0; r < n; ++r) {
+    const float *z = logits + (size_t)r * classes;
+    float *gr = g + (size_t)r * classes;
+    float zmax = z[0];
+    for (int c = 1; c < classes; ++c)
+      if (z[c] > zmax) zmax = z[c];
+    float sum = 0;
+    for (int c = 0; c < classes; ++c) sum += expf(z[c] - zmax);
+    const float lse = zmax + logf(sum);
+    loss += (double)(lse - z[labels[r]]);
+    for (int c = 0; c < classes; ++c)
+      gr[c] = (expf(z[c] - lse) - (c == labels[r] ? 1.0f : 0.0f)) / (float)n;
+  }
+  return loss / n;
+}
+
+double cg_ref_linear_step(const cg_linear_setup *setup, const float *x, const int *labels,
+                          const int *idx, int n, float *w, float *b, float *xb, float *logits,
+                          int *batch_labels) {
+  const int F = setup->shape.features, C = setup->shape.classes;
+  for (int r = 0; r < n; ++r) {
+    memcpy(xb + (size_t)r * F, x + (size_t)idx[r] * F, (size_t)F * sizeof(float));
+    batch_labels[r] = labels[idx[r]];
+  }
+  /* logits = xb w^T + b */
+  gemm(false, true, n, C, F, xb, F, w, F, 0.0f, logits, C);
+  for (int r = 0; r < n; ++r)
+    for (int c = 0; c < C; ++c) logits[(size_t)r * C + c] += b[c];
+  double loss = cg_ref_softmax_xent(logits, n, C, batch_labels, logits); /* g over logits */
+  const float *g = logits;
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, C, F, n, -setup->lr, g, C, xb, F, 1.0f, w,
+              F);
+  for (int c = 0; c < C; ++c) {
+    float sum = 0;
+    for (int r = 0; r < n; ++r) sum += g[(size_t)r * C + c];
+    b[c] -= setup->lr * sum;
+  }
+  return loss;
+}

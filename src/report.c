@@ -44,12 +44,14 @@ cg_record *cg_report_add(cg_report *report) {
   cg_record *rec = &report->records[report->count++];
   memset(rec, 0, sizeof *rec);
   rec->device_type = "";
+  rec->loss_unit = "iteration";
   rec->launches_per_iter = -1;
   double *nan_fields[] = {&rec->flops_per_iter, &rec->bytes_per_iter, &rec->init_ms,
                           &rec->compile_ms,     &rec->upload_ms,      &rec->first.enqueue_ms,
                           &rec->first.complete_ms, &rec->first.device_ms, &rec->download_ms,
                           &rec->verify_error,   &rec->verify_tolerance, &rec->host_cpu_ms,
                           &rec->verify_loss_error, &rec->verify_weights_error,
+                          &rec->batch_upload_ms, &rec->batch_compute_ms, &rec->upload_hidden,
                           &rec->host_wall_ms};
   for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; ++i) *nan_fields[i] = NAN;
   cg_stats_compute(NULL, 0, &rec->steady_complete);
@@ -126,6 +128,10 @@ static cJSON *record_json(const cg_record *r) {
   cJSON_AddStringToObject(o, "workload", r->workload);
   cJSON_AddStringToObject(o, "backend", r->backend);
   cJSON_AddStringToObject(o, "variant", r->variant);
+  if (r->transfer[0])
+    cJSON_AddStringToObject(o, "transfer", r->transfer);
+  else
+    cJSON_AddNullToObject(o, "transfer");
   cJSON_AddStringToObject(o, "status", cg_status_name(r->status));
   if (r->reason[0])
     cJSON_AddStringToObject(o, "reason", r->reason);
@@ -184,6 +190,10 @@ static cJSON *record_json(const cg_record *r) {
   cJSON *host = cJSON_AddObjectToObject(ph, "host");
   add_num(host, "cpu_ms", r->host_cpu_ms);
   add_num(host, "wall_ms", r->host_wall_ms);
+  cJSON *transfer = cJSON_AddObjectToObject(ph, "transfer");
+  add_num(transfer, "batch_upload_ms", r->batch_upload_ms);
+  add_num(transfer, "batch_compute_ms", r->batch_compute_ms);
+  add_num(transfer, "upload_hidden_share", r->upload_hidden);
   cJSON *launches = cJSON_AddObjectToObject(ph, "launches");
   if (r->launches_per_iter >= 0)
     cJSON_AddNumberToObject(launches, "per_iter", r->launches_per_iter);
@@ -192,6 +202,7 @@ static cJSON *record_json(const cg_record *r) {
 
   cJSON *losses = cJSON_AddObjectToObject(o, "losses");
   cJSON_AddNumberToObject(losses, "every", r->loss_every);
+  cJSON_AddStringToObject(losses, "unit", r->loss_unit);
   cJSON *values = cJSON_AddArrayToObject(losses, "values");
   for (int i = 0; i < r->nlosses; ++i)
     cJSON_AddItemToArray(values, isfinite(r->losses[i]) ? cJSON_CreateNumber(r->losses[i])
@@ -204,6 +215,8 @@ static cJSON *record_json(const cg_record *r) {
     add_num(run, "complete_ms", r->runs[i].complete_ms);
     add_num(run, "device_ms", r->runs[i].device_ms);
     cJSON_AddNumberToObject(run, "iters", r->runs[i].iters);
+    add_num(run, "upload_device_ms", r->runs[i].upload_ms);
+    add_num(run, "compute_device_ms", r->runs[i].compute_ms);
     cJSON_AddItemToArray(runs, run);
   }
   return o;
@@ -394,7 +407,7 @@ static void print_row(FILE *out, char cells[][CELL], const int *width) {
 
 static void record_cells(const cg_record *r, char cells[][CELL]) {
   snprintf(cells[0], CELL, "%s", r->backend);
-  snprintf(cells[1], CELL, "%s", r->variant);
+  snprintf(cells[1], CELL, "%s%s%s", r->variant, r->transfer[0] ? "/" : "", r->transfer);
   snprintf(cells[2], CELL, "%s", cg_status_name(r->status));
   cell_ms(cells[3], r->init_ms);
   cell_ms(cells[4], r->compile_ms);
@@ -461,36 +474,38 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   fputs("\n", out);
 }
 
+/* Records whose loss curves share a block: the same workload and, in a sweep, the same size. */
+static bool same_block(const cg_record *a, const cg_record *b) {
+  double ha = cg_record_param(a, "hidden"), hb = cg_record_param(b, "hidden");
+  return strcmp(a->workload, b->workload) == 0 && (ha == hb || (isnan(ha) && isnan(hb)));
+}
+
 /* The loss curves of the training records side by side, one row per printed iteration. */
 static void print_losses(const cg_report *report, FILE *out) {
-  const cg_record *first = NULL;
-  for (int i = 0; i < report->count && !first; ++i)
-    if (report->records[i].nlosses > 0) first = &report->records[i];
-  if (!first) return;
+  const cg_record *block = NULL;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    if (r->nlosses == 0 || (r != first && strcmp(r->workload, first->workload) == 0 &&
-                            cg_record_param(r, "hidden") == cg_record_param(first, "hidden")))
-      continue;
-    first = r; /* a new workload or sweep size starts a new block */
-    fprintf(out, "\nloss of %s (hidden %g)\n%10s", r->workload, cg_record_param(r, "hidden"),
-            "iteration");
+    if (r->nlosses == 0 || (block && same_block(r, block))) continue;
+    block = r; /* a new workload or sweep size starts a new block */
+    if (isfinite(cg_record_param(r, "hidden")))
+      fprintf(out, "\nloss of %s (hidden %g)\n%10s", r->workload, cg_record_param(r, "hidden"),
+              r->loss_unit);
+    else
+      fprintf(out, "\nloss of %s\n%10s", r->workload, r->loss_unit);
     for (int j = i; j < report->count; ++j) {
       const cg_record *c = &report->records[j];
-      char name[48];
-      snprintf(name, sizeof name, "%s/%s", c->backend, c->variant);
-      if (c->nlosses && strcmp(c->workload, r->workload) == 0 &&
-          cg_record_param(c, "hidden") == cg_record_param(r, "hidden"))
-        fprintf(out, "  %16.16s", name);
+      char name[64];
+      snprintf(name, sizeof name, "%s/%s%s%s", c->backend, c->variant, c->transfer[0] ? "/" : "",
+               c->transfer);
+      if (c->nlosses && same_block(c, r)) fprintf(out, "  %18.18s", name);
     }
     fputc('\n', out);
     for (int k = 0; k < r->nlosses; ++k) {
       fprintf(out, "%10d", k * r->loss_every);
       for (int j = i; j < report->count; ++j) {
         const cg_record *c = &report->records[j];
-        if (c->nlosses && strcmp(c->workload, r->workload) == 0 &&
-            cg_record_param(c, "hidden") == cg_record_param(r, "hidden"))
-          fprintf(out, "  %16.9g", k < c->nlosses ? c->losses[k] : NAN);
+        if (c->nlosses && same_block(c, r))
+          fprintf(out, "  %18.9g", k < c->nlosses ? c->losses[k] : NAN);
       }
       fputc('\n', out);
     }

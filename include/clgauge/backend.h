@@ -91,12 +91,76 @@ typedef struct cg_mlp_ops {
   void (*release)(void *state);
 } cg_mlp_ops;
 
+/* The linear workload of the PyTorch DataLoader report, fp32, row-major:
+ *   for each batch (rows idx[0..B) of the epoch's order):
+ *     logits = X[idx] W^T + b          X: S x F, W: C x F, b: C
+ *     p = softmax(logits) per row (stable: max subtracted), loss = mean over rows of
+ *         -log p[label] (computed as logsumexp - logit[label])
+ *     g = (p - onehot(label)) / B
+ *     W -= lr g^T X[idx];  b -= lr sum_rows(g)
+ *   the epoch's loss is the sum of its batch losses; the last batch holds the remainder. */
+typedef enum cg_transfer {
+  CG_TRANSFER_PAGEABLE, /* each batch gathered on the host, written from ordinary memory */
+  CG_TRANSFER_PINNED,   /* pinned staging buffers, double-buffered, upload overlapping compute */
+  CG_TRANSFER_RESIDENT, /* dataset uploaded once, batches gathered on the device by index */
+  CG_TRANSFER_HOST      /* no device: the host backend */
+} cg_transfer;
+const char *cg_transfer_name(cg_transfer transfer);
+
+typedef struct cg_linear_shape {
+  int samples, features, classes, batch; /* S, F, C, B */
+} cg_linear_shape;
+
+typedef struct cg_linear_setup {
+  cg_linear_shape shape;
+  float lr;
+  cg_transfer transfer;
+} cg_linear_setup;
+
+/* The dataset and the model. Upload reads x, labels, w, b; download writes w and b. */
+typedef struct cg_linear_tensors {
+  const float *x;    /* S x F */
+  const int *labels; /* S, each in 0..C-1 */
+  float *w;          /* C x F */
+  float *b;          /* C */
+} cg_linear_tensors;
+
+/* Where an epoch's time went on the device, from profiling events (NAN when unavailable). */
+typedef struct cg_linear_epoch_times {
+  double upload_ms;  /* device time of the batch uploads, summed */
+  double compute_ms; /* device time of the kernels, summed */
+  double span_ms;    /* from the first command's start to the last one's end */
+} cg_linear_epoch_times;
+
+typedef struct cg_linear_ops {
+  const char *const *variants; /* NULL-terminated; at least one */
+  const cg_transfer *transfers; /* the transfer modes it supports, ended by CG_TRANSFER_HOST
+                                   (the host backend lists only CG_TRANSFER_HOST) */
+  cg_rc (*prepare)(const cg_backend_env *env, const char *variant, const cg_linear_setup *setup,
+                   void **state, cg_compile_info *compile, cg_error *err);
+  /* Copy the model to the device, and with `resident` the whole dataset; the host arrays stay
+   * valid until release. Returns when complete. */
+  cg_rc (*upload)(void *state, const cg_linear_tensors *data, cg_error *err);
+  /* Start one epoch over the samples in `order` (a permutation of 0..S-1, valid until finish).
+   * The per-batch uploads of pageable and pinned happen in here. */
+  cg_rc (*enqueue_epoch)(void *state, const int *order, cg_device_span *span, int *launches,
+                         cg_error *err);
+  cg_rc (*finish)(void *state, cg_error *err);
+  /* The summed loss of the epoch last finished (blocking read). */
+  cg_rc (*read_epoch_loss)(void *state, double *loss, cg_error *err);
+  /* Device times of the epoch last finished; may be NULL when the backend has none. */
+  cg_rc (*epoch_times)(void *state, cg_linear_epoch_times *times, cg_error *err);
+  cg_rc (*download)(void *state, cg_linear_tensors *out, cg_error *err);
+  void (*release)(void *state);
+} cg_linear_ops;
+
 typedef struct cg_backend {
   const char *name;
   const char *summary;
   bool uses_opencl;
   const cg_matmul_ops *matmul; /* NULL when the backend lacks the workload */
   const cg_mlp_ops *mlp;       /* likewise */
+  const cg_linear_ops *linear; /* likewise */
 } cg_backend;
 
 /* Every backend, NULL-terminated, in report order. */

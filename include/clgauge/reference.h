@@ -33,4 +33,15 @@ double cg_ref_mlp_step(cg_ref_mlp *mlp);
 void cg_ref_mlp_read(const cg_ref_mlp *mlp, cg_mlp_tensors *out);
 void cg_ref_mlp_free(cg_ref_mlp *mlp);
 
+/* Softmax cross-entropy of n rows of C logits, computed stably (log-sum-exp with the row's
+ * maximum subtracted). Writes g = (softmax - onehot(label)) / n and returns the mean loss. */
+double cg_ref_softmax_xent(const float *logits, int n, int classes, const int *labels, float *g);
+
+/* One SGD step of the linear classifier of backend.h on the rows idx[0..n) of x: gathers them
+ * into xb (n x F scratch) and their labels into batch_labels (n), uses logits (n x C scratch),
+ * updates w and b; returns the mean loss. */
+double cg_ref_linear_step(const cg_linear_setup *setup, const float *x, const int *labels,
+                          const int *idx, int n, float *w, float *b, float *xb, float *logits,
+                          int *batch_labels);
+
 #endif

@@ -31,6 +31,8 @@ typedef struct cg_run_sample {
   double complete_ms; /* until clFinish returned: the real cost */
   double device_ms;   /* from profiling events; NAN when unavailable */
   int iters;          /* iterations in this run */
+  double upload_ms;   /* device time of the uploads inside the run (linear); NAN otherwise */
+  double compute_ms;  /* device time of the kernels inside the run (linear); NAN otherwise */
 } cg_run_sample;
 
 enum { CG_MAX_PARAMS = 12 };
@@ -38,6 +40,7 @@ enum { CG_MAX_PARAMS = 12 };
 /* Times are NAN where a phase does not apply or was not reached. */
 typedef struct cg_record {
   char workload[16], backend[16], variant[24];
+  char transfer[16]; /* how batches reach the device (linear); empty otherwise */
   bool host_backend; /* runs on the host CPU without OpenCL: the reference others compare with */
   char device[256], vendor[128], platform[128], driver[128], cl_version[128];
   const char *device_type;
@@ -67,6 +70,10 @@ typedef struct cg_record {
   double verify_weights_error; /* largest relative error of a final weight matrix */
   double *losses;           /* loss at iterations 0, loss_every, 2*loss_every, ... */
   int nlosses, loss_every;
+  const char *loss_unit;    /* what loss_every counts: "iteration" or "epoch" */
+  double batch_upload_ms;   /* median over steady runs of the device upload time per batch */
+  double batch_compute_ms;  /* likewise, kernels */
+  double upload_hidden;     /* share of the upload time hidden behind compute (0..1) */
   double host_cpu_ms;       /* process CPU time during the steady runs */
   double host_wall_ms;      /* wall time of the steady runs */
 } cg_record;

@@ -69,3 +69,13 @@ cg_rc cg_selection_check(const char *const *backends, const char *const *variant
 cleanup:
   return rc;
 }
+
+const char *cg_transfer_name(cg_transfer transfer) {
+  switch (transfer) {
+  case CG_TRANSFER_PAGEABLE: return "pageable";
+  case CG_TRANSFER_PINNED: return "pinned";
+  case CG_TRANSFER_RESIDENT: return "resident";
+  case CG_TRANSFER_HOST: return "host";
+  }
+  return "?";
+}

@@ -59,7 +59,8 @@ void run_timer_end(run_timer *t, int kind, int iters, cg_device_span *span) {
   }
   cg_device_span_release(span);
   if (kind == RUN_UNTIMED || rec->nruns == t->cap) return;
-  cg_run_sample sample = {cg_ns_to_ms(t->s1 - t->s0), cg_ns_to_ms(s2 - t->s0), dev_ms, iters};
+  cg_run_sample sample = {cg_ns_to_ms(t->s1 - t->s0), cg_ns_to_ms(s2 - t->s0), dev_ms, iters,
+                          NAN, NAN};
   rec->runs[rec->nruns++] = sample;
   if (kind == RUN_FIRST) rec->first = sample;
   if (kind != RUN_STEADY) return;
