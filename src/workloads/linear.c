@@ -10,7 +10,7 @@
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 #include "clgauge/timing.h"
-#include "run_timer.h"
+#include "common.h"
 
 /* Weights after hundreds of SGD steps differ between float orders of summation by far less. */
 #define LINEAR_TOLERANCE 1e-3
@@ -279,9 +279,7 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
   }
 
 cleanup:
-  if (rc != CG_OK)
-    cg_record_set_status(rec, rc == CG_UNSUPPORTED ? CG_STATUS_UNSUPPORTED : CG_STATUS_ERROR, "%s",
-                         error.msg);
+  fail_record(rec, rc, &error);
   if (timer.rec) run_timer_close(&timer);
   if (state) ops->release(state);
   cg_device_close(dev);
@@ -323,63 +321,44 @@ cg_rc cg_linear_run(const cg_linear_config *cfg, const cg_device_info *device, c
   for (size_t i = 0; i < ws; ++i) d.w0[i] = (float)((2 * cg_rng_uniform(&rng) - 1) * bound);
   for (int i = 0; i < s.classes; ++i) d.b0[i] = (float)((2 * cg_rng_uniform(&rng) - 1) * bound);
 
+  /* One record per backend and variant, times each selected transfer mode on OpenCL. */
+  record_plan pairs[CG_MAX_RECORDS];
+  const int npairs =
+      plan_records(linear_variants, cfg->backends, cfg->variants, pairs, CG_MAX_RECORDS);
   int total = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    int index = 0;
-    for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-      const cg_linear_ops *ops = (*b)->linear;
-      if (!ops || !cg_backend_selected(cfg->backends, *b)) continue;
-      for (int v = 0; ops->variants[v]; ++v) {
-        if (!cg_variant_selected(cfg->variants, ops->variants, ops->variants[v])) continue;
-        for (int t = 0; t <= CG_TRANSFER_HOST; ++t) {
-          const cg_transfer transfer = (cg_transfer)t;
-          if ((*b)->uses_opencl ? !(t < 3 && cfg->transfers[t]) : transfer != CG_TRANSFER_HOST)
-            continue;
-          if (pass == 0) {
-            total++;
-            continue;
-          }
-          cg_record *rec = cg_report_add(report);
-          CG_CHECK(rec, CG_ERROR, "out of memory");
-          snprintf(rec->workload, sizeof rec->workload, "linear");
-          snprintf(rec->backend, sizeof rec->backend, "%s", (*b)->name);
-          snprintf(rec->variant, sizeof rec->variant, "%s", ops->variants[v]);
-          snprintf(rec->transfer, sizeof rec->transfer, "%s", cg_transfer_name(transfer));
-          rec->host_backend = !(*b)->uses_opencl;
-          if ((*b)->uses_opencl && device) cg_record_set_device(rec, device);
-          if (!(*b)->uses_opencl) {
-            snprintf(rec->device, sizeof rec->device, "host CPU");
-            rec->device_type = "CPU";
-          }
-          cg_record_add_param(rec, "samples", s.samples);
-          cg_record_add_param(rec, "features", s.features);
-          cg_record_add_param(rec, "classes", s.classes);
-          cg_record_add_param(rec, "batch", s.batch);
-          cg_record_add_param(rec, "epochs", cfg->epochs);
-          cg_record_add_param(rec, "lr", cfg->lr);
-          cg_record_add_param(rec, "seed", (double)cfg->seed);
-          const int batches = (s.samples + s.batch - 1) / s.batch;
-          /* per batch: logits 2*B*F*C, gradient of w 2*B*F*C (the small rest not counted) */
-          rec->flops_per_iter = 4.0 * s.features * (double)s.classes * s.samples / batches;
-          /* per batch: its rows read, w read and written */
-          rec->bytes_per_iter =
-              4.0 * ((double)s.samples / batches * s.features + 2.0 * s.classes * s.features);
-          rec->iters_per_run = batches;
-          if (progress) progress(progress_ctx, index, total, rec);
-          index++;
-          if ((*b)->uses_opencl && !device) {
-            cg_record_set_status(rec, CG_STATUS_SKIPPED, "no OpenCL device");
-            continue;
-          }
-          if ((*b)->uses_opencl && !supports(ops, transfer)) {
-            cg_record_set_status(rec, CG_STATUS_UNSUPPORTED,
-                                 "backend %s has no %s transfer mode", (*b)->name,
-                                 cg_transfer_name(transfer));
-            continue;
-          }
-          run_record(cfg, *b, ops->variants[v], transfer, device, &d, rec);
-        }
+  for (int i = 0; i < npairs; ++i)
+    for (int t = 0; t < 3; ++t) total += pairs[i].backend->uses_opencl ? cfg->transfers[t] : !t;
+  int index = 0;
+  for (int i = 0; i < npairs; ++i) {
+    const cg_backend *backend = pairs[i].backend;
+    for (int t = 0; t < 3; ++t) {
+      if (backend->uses_opencl ? !cfg->transfers[t] : t != 0) continue;
+      const cg_transfer transfer = backend->uses_opencl ? (cg_transfer)t : CG_TRANSFER_HOST;
+      cg_record *rec = start_record(report, "linear", &pairs[i], device);
+      CG_CHECK(rec, CG_ERROR, "out of memory");
+      snprintf(rec->transfer, sizeof rec->transfer, "%s", cg_transfer_name(transfer));
+      cg_record_add_param(rec, "samples", s.samples);
+      cg_record_add_param(rec, "features", s.features);
+      cg_record_add_param(rec, "classes", s.classes);
+      cg_record_add_param(rec, "batch", s.batch);
+      cg_record_add_param(rec, "epochs", cfg->epochs);
+      cg_record_add_param(rec, "lr", cfg->lr);
+      cg_record_add_param(rec, "seed", (double)cfg->seed);
+      const int batches = (s.samples + s.batch - 1) / s.batch;
+      /* per batch: logits 2*B*F*C, gradient of w 2*B*F*C (the small rest not counted) */
+      rec->flops_per_iter = 4.0 * s.features * (double)s.classes * s.samples / batches;
+      /* per batch: its rows read, w read and written */
+      rec->bytes_per_iter =
+          4.0 * ((double)s.samples / batches * s.features + 2.0 * s.classes * s.features);
+      rec->iters_per_run = batches;
+      if (progress) progress(progress_ctx, index++, total, rec);
+      if (rec->status != CG_STATUS_OK) continue;
+      if (backend->uses_opencl && !supports(backend->linear, transfer)) {
+        cg_record_set_status(rec, CG_STATUS_UNSUPPORTED, "backend %s has no %s transfer mode",
+                             backend->name, cg_transfer_name(transfer));
+        continue;
       }
+      run_record(cfg, backend, pairs[i].variant, transfer, device, &d, rec);
     }
   }
 cleanup:

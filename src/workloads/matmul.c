@@ -11,7 +11,7 @@
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 #include "clgauge/timing.h"
-#include "run_timer.h"
+#include "common.h"
 
 void cg_matmul_defaults(cg_matmul_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -125,9 +125,7 @@ static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
                          rec->verify_error, rec->verify_tolerance);
 
 cleanup:
-  if (rc != CG_OK)
-    cg_record_set_status(rec, rc == CG_UNSUPPORTED ? CG_STATUS_UNSUPPORTED : CG_STATUS_ERROR, "%s",
-                         error.msg);
+  fail_record(rec, rc, &error);
   if (timer.rec) run_timer_close(&timer);
   if (state) ops->release(state);
   cg_device_close(dev);
@@ -151,48 +149,25 @@ cg_rc cg_matmul_run(const cg_matmul_config *cfg, const cg_device_info *device, c
   cg_rng_fill_normal(&rng, B, nb);
   cg_ref_sgemm(cfg->m, cfg->n, cfg->k, A, B, ref);
 
-  int total = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    int index = 0;
-    for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-      if (!(*b)->matmul || !cg_backend_selected(cfg->backends, *b)) continue;
-      const char *const *variants = (*b)->matmul->variants;
-      for (int v = 0; variants[v]; ++v) {
-        if (!cg_variant_selected(cfg->variants, variants, variants[v])) continue;
-        if (pass == 0) {
-          total++;
-          continue;
-        }
-        cg_record *rec = cg_report_add(report);
-        CG_CHECK(rec, CG_ERROR, "out of memory");
-        snprintf(rec->workload, sizeof rec->workload, "matmul");
-        snprintf(rec->backend, sizeof rec->backend, "%s", (*b)->name);
-        snprintf(rec->variant, sizeof rec->variant, "%s", variants[v]);
-        rec->host_backend = !(*b)->uses_opencl;
-        if ((*b)->uses_opencl && device) cg_record_set_device(rec, device);
-        if (!(*b)->uses_opencl) {
-          snprintf(rec->device, sizeof rec->device, "host CPU");
-          rec->device_type = "CPU";
-        }
-        cg_record_add_param(rec, "m", cfg->m);
-        cg_record_add_param(rec, "n", cfg->n);
-        cg_record_add_param(rec, "k", cfg->k);
-        cg_record_add_param(rec, "loops", cfg->loops);
-        cg_record_add_param(rec, "runs", cfg->runs);
-        cg_record_add_param(rec, "warmup", cfg->warmup);
-        cg_record_add_param(rec, "seed", (double)cfg->seed);
-        rec->flops_per_iter = 2.0 * cfg->m * cfg->n * (double)cfg->k;
-        rec->bytes_per_iter = 4.0 * ((double)na + nb + nc);
-        rec->iters_per_run = cfg->loops;
-        if (progress) progress(progress_ctx, index, total, rec);
-        index++;
-        if ((*b)->uses_opencl && !device) {
-          cg_record_set_status(rec, CG_STATUS_SKIPPED, "no OpenCL device");
-          continue;
-        }
-        run_record(cfg, *b, variants[v], device, A, B, ref, out, rec);
-      }
-    }
+  record_plan plan[CG_MAX_RECORDS];
+  const int total = plan_records(matmul_variants, cfg->backends, cfg->variants, plan,
+                                 CG_MAX_RECORDS);
+  for (int i = 0; i < total; ++i) {
+    cg_record *rec = start_record(report, "matmul", &plan[i], device);
+    CG_CHECK(rec, CG_ERROR, "out of memory");
+    cg_record_add_param(rec, "m", cfg->m);
+    cg_record_add_param(rec, "n", cfg->n);
+    cg_record_add_param(rec, "k", cfg->k);
+    cg_record_add_param(rec, "loops", cfg->loops);
+    cg_record_add_param(rec, "runs", cfg->runs);
+    cg_record_add_param(rec, "warmup", cfg->warmup);
+    cg_record_add_param(rec, "seed", (double)cfg->seed);
+    rec->flops_per_iter = 2.0 * cfg->m * cfg->n * (double)cfg->k;
+    rec->bytes_per_iter = 4.0 * ((double)na + nb + nc);
+    rec->iters_per_run = cfg->loops;
+    if (progress) progress(progress_ctx, i, total, rec);
+    if (rec->status == CG_STATUS_OK)
+      run_record(cfg, plan[i].backend, plan[i].variant, device, A, B, ref, out, rec);
   }
 cleanup:
   free(A);

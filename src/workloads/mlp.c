@@ -10,7 +10,7 @@
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 #include "clgauge/timing.h"
-#include "run_timer.h"
+#include "common.h"
 
 /* Losses are float sums of N*O squares on the devices, double on the host; weights after many
  * tiny steps differ by reassociation only. */
@@ -244,9 +244,7 @@ static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, cons
   }
 
 cleanup:
-  if (rc != CG_OK)
-    cg_record_set_status(rec, rc == CG_UNSUPPORTED ? CG_STATUS_UNSUPPORTED : CG_STATUS_ERROR, "%s",
-                         error.msg);
+  fail_record(rec, rc, &error);
   if (timer.rec) run_timer_close(&timer);
   if (state) ops->release(state);
   cg_device_close(dev);
@@ -286,50 +284,26 @@ cg_rc cg_mlp_run(const cg_mlp_config *cfg, const cg_device_info *device, cg_repo
   cg_rng_fill_normal(&rng, d.init.w2, (size_t)s.hidden * s.dout);
   cg_rng_fill_normal(&rng, d.init.w3, (size_t)s.dout * s.dout);
 
-  int total = 0;
-  for (int pass = 0; pass < 2; ++pass) {
-    int index = 0;
-    for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-      if (!(*b)->mlp || !cg_backend_selected(cfg->backends, *b)) continue;
-      const char *const *variants = (*b)->mlp->variants;
-      for (int v = 0; variants[v]; ++v) {
-        if (!cg_variant_selected(cfg->variants, variants, variants[v])) continue;
-        if (pass == 0) {
-          total++;
-          continue;
-        }
-        cg_record *rec = cg_report_add(report);
-        CG_CHECK(rec, CG_ERROR, "out of memory");
-        snprintf(rec->workload, sizeof rec->workload, "mlp");
-        snprintf(rec->backend, sizeof rec->backend, "%s", (*b)->name);
-        snprintf(rec->variant, sizeof rec->variant, "%s", variants[v]);
-        rec->host_backend = !(*b)->uses_opencl;
-        if ((*b)->uses_opencl && device) cg_record_set_device(rec, device);
-        if (!(*b)->uses_opencl) {
-          snprintf(rec->device, sizeof rec->device, "host CPU");
-          rec->device_type = "CPU";
-        }
-        cg_record_add_param(rec, "batch", s.batch);
-        cg_record_add_param(rec, "din", s.din);
-        cg_record_add_param(rec, "hidden", s.hidden);
-        cg_record_add_param(rec, "dout", s.dout);
-        cg_record_add_param(rec, "iters", cfg->iters);
-        cg_record_add_param(rec, "lr", cfg->lr);
-        cg_record_add_param(rec, "update_w3", cfg->update_w3);
-        cg_record_add_param(rec, "print_every", cfg->print_every);
-        cg_record_add_param(rec, "seed", (double)cfg->seed);
-        rec->flops_per_iter = mlp_flops(s);
-        rec->bytes_per_iter = mlp_bytes(s);
-        rec->iters_per_run = cfg->print_every < cfg->iters ? cfg->print_every : cfg->iters;
-        if (progress) progress(progress_ctx, index, total, rec);
-        index++;
-        if ((*b)->uses_opencl && !device) {
-          cg_record_set_status(rec, CG_STATUS_SKIPPED, "no OpenCL device");
-          continue;
-        }
-        run_record(cfg, *b, variants[v], device, &d, rec);
-      }
-    }
+  record_plan plan[CG_MAX_RECORDS];
+  const int total =
+      plan_records(mlp_variants, cfg->backends, cfg->variants, plan, CG_MAX_RECORDS);
+  for (int i = 0; i < total; ++i) {
+    cg_record *rec = start_record(report, "mlp", &plan[i], device);
+    CG_CHECK(rec, CG_ERROR, "out of memory");
+    cg_record_add_param(rec, "batch", s.batch);
+    cg_record_add_param(rec, "din", s.din);
+    cg_record_add_param(rec, "hidden", s.hidden);
+    cg_record_add_param(rec, "dout", s.dout);
+    cg_record_add_param(rec, "iters", cfg->iters);
+    cg_record_add_param(rec, "lr", cfg->lr);
+    cg_record_add_param(rec, "update_w3", cfg->update_w3);
+    cg_record_add_param(rec, "print_every", cfg->print_every);
+    cg_record_add_param(rec, "seed", (double)cfg->seed);
+    rec->flops_per_iter = mlp_flops(s);
+    rec->bytes_per_iter = mlp_bytes(s);
+    rec->iters_per_run = cfg->print_every < cfg->iters ? cfg->print_every : cfg->iters;
+    if (progress) progress(progress_ctx, i, total, rec);
+    if (rec->status == CG_STATUS_OK) run_record(cfg, plan[i].backend, plan[i].variant, device, &d, rec);
   }
 cleanup:
   free(d.ref_losses);

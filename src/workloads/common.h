@@ -1,13 +1,35 @@
-/* Private to src/workloads: the phase bookkeeping every workload shares: opening the device
- * (init), timing each run (enqueue, complete, device), and the statistics of the steady runs. */
-#ifndef CLGAUGE_RUN_TIMER_H
-#define CLGAUGE_RUN_TIMER_H
+/* Private to src/workloads: what every workload shares: the list of records a selection asks
+ * for, a new record with its identity, and the phase bookkeeping (opening the device as init,
+ * timing each run, the statistics of the steady runs). */
+#ifndef CLGAUGE_WORKLOADS_COMMON_H
+#define CLGAUGE_WORKLOADS_COMMON_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "clgauge/backend.h"
 #include "clgauge/report.h"
+
+enum { CG_MAX_RECORDS = 64 };
+
+/* One record a selection asks for. */
+typedef struct record_plan {
+  const cg_backend *backend;
+  const char *variant;
+} record_plan;
+
+/* The (backend, variant) pairs selected for a workload, in report order; returns the count
+ * (at most max). variants_of gives a backend's variants of the workload, NULL when it has none. */
+int plan_records(cg_variants_of variants_of, const char *const *backends,
+                 const char *const *variants, record_plan *plan, int max);
+
+/* A new record of the report for the plan entry: names, device (or the host), and status
+ * `skipped` when the backend needs OpenCL and there is no device. NULL when out of memory. */
+cg_record *start_record(cg_report *report, const char *workload, const record_plan *plan,
+                        const cg_device_info *device);
+
+/* Mark the record `error` or `unsupported` with the error's message when rc is not CG_OK. */
+void fail_record(cg_record *rec, cg_rc rc, const cg_error *err);
 
 typedef struct run_timer {
   cg_record *rec;

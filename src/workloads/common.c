@@ -1,5 +1,6 @@
-/* Phase bookkeeping shared by the workloads: device opening, per-run times, steady statistics. */
-#include "run_timer.h"
+/* Shared by the workloads: record planning and creation, device opening, per-run times, steady
+ * statistics. */
+#include "common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -7,6 +8,43 @@
 #include <string.h>
 
 #include "clgauge/timing.h"
+
+int plan_records(cg_variants_of variants_of, const char *const *backends,
+                 const char *const *variants, record_plan *plan, int max) {
+  int n = 0;
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
+    const char *const *vs = variants_of(*b);
+    if (!vs || !cg_backend_selected(backends, *b)) continue;
+    for (int v = 0; vs[v] && n < max; ++v)
+      if (cg_variant_selected(variants, vs, vs[v])) plan[n++] = (record_plan){*b, vs[v]};
+  }
+  return n;
+}
+
+cg_record *start_record(cg_report *report, const char *workload, const record_plan *plan,
+                        const cg_device_info *device) {
+  cg_record *rec = cg_report_add(report);
+  if (!rec) return NULL;
+  snprintf(rec->workload, sizeof rec->workload, "%s", workload);
+  snprintf(rec->backend, sizeof rec->backend, "%s", plan->backend->name);
+  snprintf(rec->variant, sizeof rec->variant, "%s", plan->variant);
+  rec->host_backend = !plan->backend->uses_opencl;
+  if (rec->host_backend) {
+    snprintf(rec->device, sizeof rec->device, "host CPU");
+    rec->device_type = "CPU";
+  } else if (device) {
+    cg_record_set_device(rec, device);
+  } else {
+    cg_record_set_status(rec, CG_STATUS_SKIPPED, "no OpenCL device");
+  }
+  return rec;
+}
+
+void fail_record(cg_record *rec, cg_rc rc, const cg_error *err) {
+  if (rc != CG_OK)
+    cg_record_set_status(rec, rc == CG_UNSUPPORTED ? CG_STATUS_UNSUPPORTED : CG_STATUS_ERROR, "%s",
+                         err->msg);
+}
 
 cg_rc run_timer_open(run_timer *t, cg_record *rec, int max_runs, const cg_backend *backend,
                      const cg_device_info *info, cg_device **dev, cg_error *err) {
