@@ -1,0 +1,166 @@
+/* Helpers shared by the Check test suites (see test_util.h). */
+#include "test_util.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "clgauge/timing.h"
+
+int cg_test_device_count(void) {
+  static int cached = -2;
+  if (cached != -2) return cached;
+  fflush(stdout);
+  fflush(stderr);
+  pid_t pid = fork();
+  if (pid < 0) {
+    perror("fork");
+    return cached = -1;
+  }
+  if (pid == 0) {
+    cg_device_list list;
+    cg_error err = {0};
+    if (cg_device_list_query(&list, &err) != CG_OK) {
+      fprintf(stderr, "device enumeration failed: %s\n", err.msg);
+      fflush(stderr);
+      _exit(255);
+    }
+    int n = list.count > 250 ? 250 : list.count;
+    cg_device_list_free(&list);
+    /* _exit: no atexit handlers of the drivers in a throw-away child. */
+    _exit(n);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) {
+      perror("waitpid");
+      return cached = -1;
+    }
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) {
+    fprintf(stderr, "the device enumeration child failed (status 0x%x)\n", (unsigned)status);
+    return cached = -1;
+  }
+  return cached = WEXITSTATUS(status);
+}
+
+int cg_test_main(Suite *(*make_suite)(void), bool needs_opencl) {
+  if (needs_opencl) {
+    int n = cg_test_device_count();
+    if (n < 0) return EXIT_FAILURE;
+    if (n == 0) {
+      printf("no OpenCL platform with a device: skipped\n");
+      return CG_TEST_SKIP;
+    }
+  }
+  SRunner *runner = srunner_create(make_suite());
+  /* Every test runs in its own forked child (Check's default, made explicit): OpenCL objects are
+   * created inside the tests only. CK_FORK=no in the environment still overrides this. */
+  if (!getenv("CK_FORK")) srunner_set_fork_status(runner, CK_FORK);
+  srunner_run_all(runner, getenv("CK_VERBOSITY") ? CK_ENV : CK_VERBOSE);
+  int failed = srunner_ntests_failed(runner);
+  srunner_free(runner);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+uint64_t cg_test_seed(void) {
+  static uint64_t counter;
+  const char *env = getenv("CLGAUGE_TEST_SEED");
+  if (env && *env) return strtoull(env, NULL, 0) + counter++;
+  uint64_t s = cg_now_ns() ^ ((uint64_t)getpid() << 32) ^ (++counter * 0x9e3779b97f4a7c15ull);
+  return s & 0xffffffffffffull; /* 48 bits: exact as a double, short to type */
+}
+
+void cg_test_devices(cg_device_list *list) {
+  cg_error err = {0};
+  cg_rc rc = cg_device_list_query(list, &err);
+  ck_assert_msg(rc == CG_OK, "cg_device_list_query failed: %s", err.msg);
+  ck_assert_msg(list->count > 0, "no OpenCL device found in the test, but main found some");
+}
+
+void cg_test_tempdir(char *path, size_t size) {
+  const char *base = getenv("TMPDIR");
+  if (!base || !*base) base = "/tmp";
+  int n = snprintf(path, size, "%s/clgauge-test-XXXXXX", base);
+  ck_assert_msg(n > 0 && (size_t)n < size, "temporary directory path too long");
+  ck_assert_msg(mkdtemp(path) != NULL, "mkdtemp(%s): %s", path, strerror(errno));
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+  (void)st, (void)flag, (void)ftw;
+  return remove(path);
+}
+
+void cg_test_rmtree(const char *path) { nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS); }
+
+char *cg_test_read_file(const char *path, size_t *size) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    len += fread(buf + len, 1, cap - len - 1, f);
+    if (ferror(f)) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    if (feof(f)) break;
+    char *grown = realloc(buf, cap * 2);
+    if (!grown) {
+      free(buf);
+      buf = NULL;
+      break;
+    }
+    buf = grown;
+    cap *= 2;
+  }
+  fclose(f);
+  if (!buf) return NULL;
+  buf[len] = '\0';
+  if (size) *size = len;
+  return buf;
+}
+
+void cg_test_write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot create %s: %s", path, strerror(errno));
+  size_t len = strlen(text);
+  ck_assert_msg(fwrite(text, 1, len, f) == len, "cannot write %s", path);
+  ck_assert_msg(fclose(f) == 0, "cannot close %s", path);
+}
+
+bool cg_test_exists(const char *path) {
+  struct stat st;
+  return lstat(path, &st) == 0;
+}
+
+int cg_test_dir_entries(const char *path) {
+  DIR *d = opendir(path);
+  if (!d) return -1;
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) ++n;
+  closedir(d);
+  return n;
+}
+
+bool cg_test_contains_nocase(const char *haystack, const char *needle) {
+  size_t hn = strlen(haystack), nn = strlen(needle);
+  for (size_t start = 0; start + nn <= hn; ++start) {
+    size_t i = 0;
+    while (i < nn &&
+           tolower((unsigned char)haystack[start + i]) == tolower((unsigned char)needle[i]))
+      ++i;
+    if (i == nn) return true;
+  }
+  return false;
+}
