@@ -65,8 +65,9 @@ bool cli_u64(const char *option, const char *text, uint64_t *out) {
     return false;
   }
   unsigned long long v = strtoull(text, &end, 10);
-  if (*end || errno == ERANGE) {
-    cli_error("%s '%s': not a non-negative whole number below 2^64", option, text);
+  /* Results files keep numbers as doubles: 2^53 is the largest that survives exactly. */
+  if (*end || end == text || errno == ERANGE || v > (1ull << 53)) {
+    cli_error("%s '%s': not a whole number from 0 to 2^53", option, text);
     return false;
   }
   *out = v;

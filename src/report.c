@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *cg_status_name(cg_status status) {
@@ -250,8 +251,15 @@ static cg_rc open_temp_beside(const char *path, char *tmp, size_t size, FILE **o
   CG_CHECK(path && *path, CG_BAD_INPUT, "empty output path");
   CG_CHECK(snprintf(tmp, size, "%s.tmpXXXXXX", path) < (int)size, CG_BAD_INPUT,
            "output path too long: '%s'", path);
+  struct stat st;
+  CG_CHECK(stat(path, &st) != 0 || S_ISREG(st.st_mode), CG_BAD_INPUT,
+           "cannot write '%s': not a regular file", path);
   int fd = mkstemp(tmp);
   CG_CHECK(fd >= 0, CG_BAD_INPUT, "cannot write '%s': %s", path, strerror(errno));
+  /* mkstemp creates 0600; a results file gets the mode any new file would (0666 less umask) */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
   *out = fdopen(fd, "w");
   if (!*out) {
     close(fd);
@@ -338,7 +346,7 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
     char params[256] = "";
     size_t used = 0;
     for (int p = 0; p < r->nparams && used < sizeof params; ++p)
-      used += (size_t)snprintf(params + used, sizeof params - used, "%s%s=%g", p ? ";" : "",
+      used += (size_t)snprintf(params + used, sizeof params - used, "%s%s=%.17g", p ? ";" : "",
                                r->params[p].name, r->params[p].value);
     csv_str(out, r->workload, true);
     csv_str(out, r->backend, false);

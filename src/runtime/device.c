@@ -78,8 +78,9 @@ cg_rc cg_device_list_query(cg_device_list *out, cg_error *err) {
     code = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
     /* A platform may list no device (Mesa Clover without a usable driver): skip it. */
     if (code == CL_DEVICE_NOT_FOUND || code != CL_SUCCESS || ndev == 0) continue;
-    ids = realloc(ids, ndev * sizeof *ids);
-    CG_CHECK(ids, CG_ERROR, "out of memory");
+    cl_device_id *grown_ids = realloc(ids, ndev * sizeof *ids);
+    CG_CHECK(grown_ids, CG_ERROR, "out of memory");
+    ids = grown_ids;
     if (clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, ndev, ids, NULL) != CL_SUCCESS) continue;
     cg_device_info *grown = realloc(out->items, (size_t)(out->count + (int)ndev) * sizeof *grown);
     CG_CHECK(grown, CG_ERROR, "out of memory");
@@ -110,6 +111,7 @@ void cg_device_list_free(cg_device_list *list) {
   free(list->items);
   list->items = NULL;
   list->count = 0;
+  list->platforms = 0;
 }
 
 const char *cg_device_type_name(cl_device_type type) {

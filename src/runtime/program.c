@@ -84,8 +84,9 @@ cg_rc cg_program_build(const cg_device *dev, const char *kernel_dir, const char 
   code = clBuildProgram(program, 1, &info->id, options, NULL, NULL);
   if (code != CL_SUCCESS) {
     rc = cg_fail_cl(err, code, "clBuildProgram", __FILE__, __LINE__);
-    char where[300];
-    snprintf(where, sizeof where, " building cl/%s", name);
+    char where[4400];
+    snprintf(where, sizeof where, " building %s/%s", kernel_dir && *kernel_dir ? kernel_dir : "cl",
+             name);
     cg_error_append(err, where);
     append_build_log(program, info->id, err);
     goto cleanup;

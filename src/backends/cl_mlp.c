@@ -1,0 +1,405 @@
+/* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
+ * per operation as an eager framework issues them, and "fused", two launches per iteration. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends.h"
+#include "cl_mlp_common.h"
+#include "clgauge/program.h"
+#include "clgauge/timing.h"
+
+enum { VARIANT_PER_OP, VARIANT_FUSED };
+
+/* Blocking of the fused kernels; the macros of the same names in cl/mlp.cl. */
+typedef struct fused_config {
+  int txc, tyr, tn, tm, gk, wgb;
+  int groups; /* work-groups of launch A: ceil(hidden / (txc * tn)) */
+} fused_config;
+
+typedef struct cl_mlp {
+  cg_mlp_device md;
+  int variant;
+  cl_program program;
+  /* per-op */
+  cg_mlp_eltwise ew;
+  cl_kernel gemm;
+  size_t ts;
+  cl_mem h1, h2, y, dy, d2, d1, g1, g2;
+  /* fused */
+  cl_kernel wide, small;
+  fused_config cfg;
+  cl_mem dz2, part;
+} cl_mlp;
+
+static void cl_mlp_release(void *state) {
+  cl_mlp *m = state;
+  if (!m) return;
+  cg_mlp_device_release(&m->md);
+  cg_mlp_eltwise_release(&m->ew);
+  cl_kernel kernels[] = {m->gemm, m->wide, m->small};
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+    if (kernels[i]) clReleaseKernel(kernels[i]);
+  cl_mem bufs[] = {m->h1, m->h2, m->y, m->dy, m->d2, m->d1, m->g1, m->g2, m->dz2, m->part};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
+    if (bufs[i]) clReleaseMemObject(bufs[i]);
+  if (m->program) clReleaseProgram(m->program);
+  free(m);
+}
+
+static size_t pow2_floor(size_t v) {
+  size_t p = 1;
+  while (p * 2 <= v) p *= 2;
+  return p;
+}
+
+static int pow2_ceil(int v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+
+static size_t kernel_wg(cl_kernel k, const cg_device_info *info) {
+  size_t wg = 0;
+  if (clGetKernelWorkGroupInfo(k, info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL) !=
+      CL_SUCCESS)
+    return 0;
+  return wg;
+}
+
+/* ---- per-op ---------------------------------------------------------------------------- */
+
+/* The largest power-of-two edge whose square fits in `items` work-items, at most 16. */
+static size_t edge_for(size_t items) {
+  size_t ts = 16;
+  while (ts > 1 && ts * ts > items) ts /= 2;
+  return ts;
+}
+
+/* Build with gemm work-groups of ts x ts; a driver may allow fewer work-items for the built
+ * kernel than the device maximum (rusticl on llvmpipe: 32), and then the build is redone with the
+ * largest edge that fits, as the matmul kernels of the cl backend do. */
+static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  const cg_device_info *info = cg_device_get_info(env->device);
+  size_t ts = edge_for(info->max_work_group);
+  for (;;) {
+    char options[64];
+    snprintf(options, sizeof options, "-DTS=%zu", ts);
+    CG_TRY(cg_program_build(env->device, env->kernel_dir, "mlp.cl", options, &m->program, err));
+    m->gemm = clCreateKernel(m->program, "mlp_gemm", &code);
+    CG_CL_CHECK(clCreateKernel, code);
+    const size_t wg = kernel_wg(m->gemm, info);
+    if (wg >= ts * ts) break;
+    CG_CHECK(edge_for(wg) < ts, CG_UNSUPPORTED,
+             "kernel mlp_gemm allows %zu work-items per group on this device", wg);
+    ts = edge_for(wg);
+    clReleaseKernel(m->gemm);
+    clReleaseProgram(m->program);
+    m->gemm = NULL;
+    m->program = NULL;
+  }
+  m->ts = ts;
+  CG_TRY(cg_mlp_eltwise_create(m->program, info, &m->ew, err));
+cleanup:
+  return rc;
+}
+
+/* C (M x N) = A (M x K) B (K x N) + beta C, with the operands' strides as in mlp_gemm. */
+static cg_rc gemm(cl_mlp *m, int M, int N, int K, cl_mem A, int sam, int sak, cl_mem B, int sbk,
+                  int sbn, cl_mem C, float beta, cl_event *ev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cl_int args[] = {M, N, K};
+  for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (m->gemm, i, sizeof(cl_int), &args[i]));
+  const cl_int sa[] = {sam, sak}, sb[] = {sbk, sbn};
+  CG_CL(clSetKernelArg, (m->gemm, 3, sizeof A, &A));
+  CG_CL(clSetKernelArg, (m->gemm, 4, sizeof(cl_int), &sa[0]));
+  CG_CL(clSetKernelArg, (m->gemm, 5, sizeof(cl_int), &sa[1]));
+  CG_CL(clSetKernelArg, (m->gemm, 6, sizeof B, &B));
+  CG_CL(clSetKernelArg, (m->gemm, 7, sizeof(cl_int), &sb[0]));
+  CG_CL(clSetKernelArg, (m->gemm, 8, sizeof(cl_int), &sb[1]));
+  CG_CL(clSetKernelArg, (m->gemm, 9, sizeof C, &C));
+  CG_CL(clSetKernelArg, (m->gemm, 10, sizeof beta, &beta));
+  const size_t local[2] = {m->ts, m->ts};
+  const size_t global[2] = {((size_t)N + m->ts - 1) / m->ts * m->ts,
+                            ((size_t)M + m->ts - 1) / m->ts * m->ts};
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->gemm, 2, NULL, global, local, 0, NULL, ev));
+cleanup:
+  return rc;
+}
+
+static int per_op_launches(const cl_mlp *m) { return m->md.setup.update_w3 ? 16 : 15; }
+
+/* One iteration, one kernel per operation; `first` and `last` receive the events of its first
+ * and last launch. */
+static cg_rc per_op_step(cl_mlp *m, int keep, cl_event *first, cl_event *last, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_device *d = &m->md;
+  const cg_mlp_shape s = d->setup.shape;
+  const int N = s.batch, Din = s.din, H = s.hidden, O = s.dout;
+  const cl_command_queue q = d->queue;
+  const float lr = d->setup.lr;
+  /* forward */
+  CG_TRY(gemm(m, N, H, Din, d->x, Din, 1, d->w1, H, 1, m->h1, 0.0f, first, err));
+  CG_TRY(cg_mlp_relu(&m->ew, q, (size_t)N * H, m->h1, NULL, err));
+  CG_TRY(gemm(m, N, O, H, m->h1, H, 1, d->w2, O, 1, m->h2, 0.0f, NULL, err));
+  CG_TRY(cg_mlp_relu(&m->ew, q, (size_t)N * O, m->h2, NULL, err));
+  CG_TRY(gemm(m, N, O, O, m->h2, O, 1, d->w3, O, 1, m->y, 0.0f, NULL, err));
+  CG_TRY(cg_mlp_loss_dy(&m->ew, q, (size_t)N * O, m->y, d->t, m->dy, d->loss, keep, NULL, err));
+  /* backward: g3 += h2^T dy; dz2 = (dy w3^T) * (h2 > 0); g2 = h1^T dz2;
+   * dz1 = (dz2 w2^T) * (h1 > 0); g1 = x^T dz1 */
+  CG_TRY(gemm(m, O, O, N, m->h2, 1, O, m->dy, O, 1, d->g3, 1.0f, NULL, err));
+  CG_TRY(gemm(m, N, O, O, m->dy, O, 1, d->w3, 1, O, m->d2, 0.0f, NULL, err));
+  CG_TRY(cg_mlp_relu_backward(&m->ew, q, (size_t)N * O, m->d2, m->h2, NULL, err));
+  CG_TRY(gemm(m, H, O, N, m->h1, 1, H, m->d2, O, 1, m->g2, 0.0f, NULL, err));
+  CG_TRY(gemm(m, N, H, O, m->d2, O, 1, d->w2, 1, O, m->d1, 0.0f, NULL, err));
+  CG_TRY(cg_mlp_relu_backward(&m->ew, q, (size_t)N * H, m->d1, m->h1, NULL, err));
+  CG_TRY(gemm(m, Din, H, N, d->x, 1, Din, m->d1, H, 1, m->g1, 0.0f, NULL, err));
+  /* updates */
+  CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)Din * H, lr, m->g1, d->w1, 0, NULL, err));
+  CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)H * O, lr, m->g2, d->w2, 0,
+                    d->setup.update_w3 ? NULL : last, err));
+  if (d->setup.update_w3)
+    CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)O * O, lr, d->g3, d->w3, 1, last, err));
+cleanup:
+  return rc;
+}
+
+/* ---- fused ------------------------------------------------------------------------------ */
+
+/* Blocking for launch A within `limit` work-items per group. Columns of w1 are split into
+ * blocks of txc*tn; the blocks shrink until there are about two per compute unit (a big GPU
+ * needs hundreds of work-groups; the seed shape's H = 128 gives only a few), and the work-items
+ * left over go to the batch rows, each keeping tm rows of its columns in registers. */
+static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
+                             fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int lim = (int)pow2_floor(limit < 256 ? limit : 256);
+  const int target = 2 * (int)(info->compute_units ? info->compute_units : 1);
+  c->txc = lim < 16 ? lim : 16;
+  c->tn = 2;
+  while (c->txc * c->tn > 1 && (s.hidden + c->txc * c->tn - 1) / (c->txc * c->tn) < target) {
+    if (c->tn > 1)
+      c->tn = 1;
+    else
+      c->txc /= 2;
+  }
+  for (;;) {
+    c->tyr = pow2_ceil(s.batch);
+    if (c->tyr > lim / c->txc) c->tyr = lim / c->txc;
+    if (c->tyr > 64) c->tyr = 64;
+    c->tm = (s.batch + c->tyr - 1) / c->tyr;
+    if (c->tm <= 16 || c->txc == 1) break;
+    c->txc /= 2; /* a large batch on few work-items: give the rows more of them */
+  }
+  CG_CHECK(c->tm <= 16, CG_UNSUPPORTED,
+           "variant fused keeps the batch in registers: batch %d needs at most %d on this "
+           "device",
+           s.batch, 16 * c->tyr);
+  c->gk = c->tyr >= 32 ? 1 : 32 / c->tyr;
+  c->wgb = lim;
+  /* Where local memory is short, thinner tiles of w1 first, then narrower column blocks. */
+  size_t local = 0;
+  for (;;) {
+    const size_t bn = (size_t)c->txc * c->tn, bk = (size_t)c->tyr * c->gk,
+                 nbp = (size_t)c->tyr * c->tm;
+    local = (nbp * (bk + 1) + bk * bn + nbp * bn) * sizeof(float);
+    if (local <= info->local_mem) break;
+    if (c->gk > 1)
+      c->gk /= 2;
+    else if (c->tn > 1)
+      c->tn = 1;
+    else
+      break;
+  }
+  c->groups = (s.hidden + c->txc * c->tn - 1) / (c->txc * c->tn);
+  CG_CHECK(local <= info->local_mem, CG_UNSUPPORTED,
+           "variant fused needs %zu bytes of local memory for batch %d, the device has %llu",
+           local, s.batch, (unsigned long long)info->local_mem);
+cleanup:
+  return rc;
+}
+
+static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  const cg_device_info *info = cg_device_get_info(env->device);
+  const cg_mlp_shape s = m->md.setup.shape;
+  size_t limit = info->max_work_group;
+  for (;;) {
+    fused_config *c = &m->cfg;
+    CG_TRY(fused_configure(s, info, limit, c, err));
+    char options[512];
+    snprintf(options, sizeof options,
+             "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DGROUPS=%d -DTXC=%d -DTYR=%d "
+             "-DTN=%d -DTM=%d -DGK=%d -DWGB=%d",
+             s.batch, s.din, s.hidden, s.dout, c->groups, c->txc, c->tyr, c->tn, c->tm, c->gk,
+             c->wgb);
+    CG_TRY(cg_program_build(env->device, env->kernel_dir, "mlp.cl", options, &m->program, err));
+    m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
+    CG_CL_CHECK(clCreateKernel, code);
+    m->small = clCreateKernel(m->program, "mlp_fused_small", &code);
+    CG_CL_CHECK(clCreateKernel, code);
+    /* As for the matmul kernels: when the built kernels allow fewer work-items than asked for,
+     * configure again within what they allow and rebuild. */
+    size_t wg_wide = kernel_wg(m->wide, info), wg_small = kernel_wg(m->small, info);
+    const size_t allowed = wg_wide < wg_small ? wg_wide : wg_small;
+    if (wg_wide >= (size_t)(c->txc * c->tyr) && wg_small >= (size_t)c->wgb) break;
+    CG_CHECK(allowed >= 1 && allowed < limit, CG_UNSUPPORTED,
+             "fused kernels allow %zu and %zu work-items per group on this device", wg_wide,
+             wg_small);
+    limit = allowed;
+    clReleaseKernel(m->wide);
+    clReleaseKernel(m->small);
+    clReleaseProgram(m->program);
+    m->wide = m->small = NULL;
+    m->program = NULL;
+  }
+cleanup:
+  return rc;
+}
+
+static cg_rc fused_wide(cl_mlp *m, int backward, int forward, cl_event *ev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cl_int b = backward, f = forward;
+  CG_CL(clSetKernelArg, (m->wide, 7, sizeof b, &b));
+  CG_CL(clSetKernelArg, (m->wide, 8, sizeof f, &f));
+  const size_t local = (size_t)m->cfg.txc * m->cfg.tyr, global = local * m->cfg.groups;
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->wide, 1, NULL, &global, &local, 0, NULL, ev));
+cleanup:
+  return rc;
+}
+
+static cg_rc fused_small(cl_mlp *m, int keep, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cl_int k = keep;
+  CG_CL(clSetKernelArg, (m->small, 9, sizeof k, &k));
+  const size_t local = (size_t)m->cfg.wgb;
+  CG_CL(clEnqueueNDRangeKernel,
+        (m->md.queue, m->small, 1, NULL, &local, &local, 0, NULL, NULL));
+cleanup:
+  return rc;
+}
+
+static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_device *d = &m->md;
+  const float lr = d->setup.lr;
+  const cl_int update_w3 = d->setup.update_w3;
+  const cl_mem wide_bufs[] = {d->x, d->w1, d->w2, m->h1, m->dz2, m->part};
+  for (cl_uint i = 0; i < 6; ++i)
+    CG_CL(clSetKernelArg, (m->wide, i, sizeof(cl_mem), &wide_bufs[i]));
+  CG_CL(clSetKernelArg, (m->wide, 6, sizeof lr, &lr));
+  const cl_mem small_bufs[] = {m->part, d->t, d->w3, d->g3, m->h2, m->dy, m->dz2, d->loss};
+  for (cl_uint i = 0; i < 8; ++i)
+    CG_CL(clSetKernelArg, (m->small, i, sizeof(cl_mem), &small_bufs[i]));
+  CG_CL(clSetKernelArg, (m->small, 8, sizeof lr, &lr));
+  CG_CL(clSetKernelArg, (m->small, 10, sizeof update_w3, &update_w3));
+cleanup:
+  return rc;
+}
+
+/* ---- the ops ---------------------------------------------------------------------------- */
+
+static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
+
+static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant,
+                            const cg_mlp_setup *setup, void **state, cg_compile_info *compile,
+                            cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int v = cg_variant_index(cl_mlp_variants, variant);
+  cl_mlp *m = calloc(1, sizeof *m);
+  CG_CHECK(m, CG_ERROR, "out of memory");
+  CG_CHECK(v >= 0, CG_BAD_INPUT, "unknown cl mlp variant '%s'", variant);
+  m->variant = v;
+  CG_TRY(cg_mlp_device_create(env->device, setup, &m->md, err));
+  const cg_mlp_shape s = setup->shape;
+  const size_t N = (size_t)s.batch, Din = (size_t)s.din, H = (size_t)s.hidden,
+               O = (size_t)s.dout;
+  const cg_device *dev = env->device;
+  CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * H, &m->h1, err));
+  CG_TRY(cg_mlp_buffer(dev, "h2 (batch x dout)", N * O, &m->h2, err));
+  CG_TRY(cg_mlp_buffer(dev, "dy (batch x dout)", N * O, &m->dy, err));
+
+  uint64_t t0 = cg_now_ns();
+  if (v == VARIANT_PER_OP) {
+    CG_TRY(build_per_op(env, m, err));
+  } else {
+    CG_TRY(build_fused(env, m, err));
+  }
+  compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
+  compile->kind = "source";
+
+  if (v == VARIANT_PER_OP) {
+    CG_TRY(cg_mlp_buffer(dev, "y (batch x dout)", N * O, &m->y, err));
+    CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->d2, err));
+    CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &m->d1, err));
+    CG_TRY(cg_mlp_buffer(dev, "g1 (din x hidden)", Din * H, &m->g1, err));
+    CG_TRY(cg_mlp_buffer(dev, "g2 (hidden x dout)", H * O, &m->g2, err));
+  } else {
+    CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->dz2, err));
+    CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
+                         (size_t)m->cfg.groups * N * O, &m->part, err));
+    CG_TRY(fused_set_args(m, err));
+  }
+  *state = m;
+  m = NULL;
+cleanup:
+  cl_mlp_release(m);
+  return rc;
+}
+
+static cg_rc cl_mlp_upload(void *state, const cg_mlp_tensors *in, cg_error *err) {
+  cl_mlp *m = state;
+  return cg_mlp_device_upload(&m->md, in, err);
+}
+
+static cg_rc cl_mlp_enqueue(void *state, int iters, cg_device_span *span, int *launches,
+                            cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_mlp *m = state;
+  CG_CHECK(iters >= 1, CG_BAD_INPUT, "mlp enqueue of %d iterations", iters);
+  span->begin_at_end = false;
+  if (m->variant == VARIANT_PER_OP) {
+    for (int i = 0; i < iters; ++i)
+      CG_TRY(per_op_step(m, i == 0, i == 0 ? &span->begin : NULL,
+                         i == iters - 1 ? &span->end : NULL, err));
+    *launches = per_op_launches(m);
+  } else {
+    /* A(forward), then per iteration B and A(backward of it, forward of the next); the last A
+     * only finishes the backward part, so the weights are those of `iters` full steps. */
+    CG_TRY(fused_wide(m, 0, 1, &span->begin, err));
+    for (int i = 0; i < iters; ++i) {
+      CG_TRY(fused_small(m, i == 0, err));
+      CG_TRY(fused_wide(m, 1, i < iters - 1, i == iters - 1 ? &span->end : NULL, err));
+    }
+    *launches = 2; /* plus one per enqueue, the closing backward-only launch A */
+  }
+cleanup:
+  return rc;
+}
+
+static cg_rc cl_mlp_finish(void *state, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_mlp *m = state;
+  CG_CL(clFinish, (m->md.queue));
+cleanup:
+  return rc;
+}
+
+static cg_rc cl_mlp_read_loss(void *state, double *loss, cg_error *err) {
+  cl_mlp *m = state;
+  return cg_mlp_device_read_loss(&m->md, loss, err);
+}
+
+static cg_rc cl_mlp_download(void *state, cg_mlp_tensors *out, cg_error *err) {
+  cl_mlp *m = state;
+  return cg_mlp_device_download(&m->md, out, err);
+}
+
+const cg_mlp_ops cg_cl_mlp_ops = {
+    cl_mlp_variants, cl_mlp_prepare,   cl_mlp_upload,   cl_mlp_enqueue,
+    cl_mlp_finish,   cl_mlp_read_loss, cl_mlp_download, cl_mlp_release,
+};
