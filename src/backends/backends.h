@@ -8,4 +8,7 @@ extern const cg_backend cg_backend_cpu;
 extern const cg_backend cg_backend_clblast;
 extern const cg_backend cg_backend_cl;
 
+extern const cg_mlp_ops cg_cl_mlp_ops;
+extern const cg_mlp_ops cg_clblast_mlp_ops;
+
 #endif
