@@ -11,4 +11,7 @@ extern const cg_backend cg_backend_cl;
 extern const cg_mlp_ops cg_cl_mlp_ops;
 extern const cg_mlp_ops cg_clblast_mlp_ops;
 
+extern const cg_linear_ops cg_cl_linear_ops;
+extern const cg_linear_ops cg_clblast_linear_ops;
+
 #endif

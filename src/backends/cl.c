@@ -172,4 +172,4 @@ static const cg_matmul_ops cl_matmul_ops = {
 };
 
 const cg_backend cg_backend_cl = {"cl", "hand-written OpenCL kernels from cl/", true,
-                                  &cl_matmul_ops, &cg_cl_mlp_ops, NULL};
+                                  &cl_matmul_ops, &cg_cl_mlp_ops, &cg_cl_linear_ops};

@@ -93,4 +93,4 @@ static const cg_matmul_ops clblast_matmul_ops = {
 
 const cg_backend cg_backend_clblast = {"clblast", "CLBlast SGEMM on the OpenCL device", true,
                                        &clblast_matmul_ops, &cg_clblast_mlp_ops,
-                                       NULL};
+                                       &cg_clblast_linear_ops};

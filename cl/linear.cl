@@ -1,0 +1,200 @@
+/* Kernels of the linear workload (see cg_linear_ops in include/clgauge/backend.h): one batch of
+ * softmax-regression SGD, fp32, row-major, OpenCL C 1.1 core.
+ *
+ * A batch's rows come from one of two places, chosen per launch:
+ *  - dense (pageable, pinned, and clblast after linear_gather): a batch buffer holding the n rows
+ *    (n x F floats) followed by their n labels as ints; the same buffer is passed as X and lab,
+ *    with loff = n*F the element offset of the labels;
+ *  - gathered (resident): X and lab are the whole dataset on the device, and row r of the batch
+ *    is sample idx[off + r] of the epoch's order.
+ *
+ * The fused variant takes two launches per batch: linear_forward (logits, stable softmax,
+ * per-row loss and g = (p - onehot)/n, one work-group per row) and linear_update (w and b
+ * updated from g, and the batch's mean loss added into the epoch's accumulator). Two is the
+ * fewest that pays: the update of w needs every row's g, and OpenCL 1.x has no grid-wide barrier,
+ * so a single launch would need atomics on floats (not core) or one work-group doing all the
+ * work. The clblast variant replaces the two products by CLBlastSgemm calls and keeps the rest:
+ * linear_softmax after the logits product, linear_update restricted to the bias column after the
+ * update product, and linear_gather in front when the rows must be made dense for CLBlast.
+ *
+ * Work-group sizes are chosen at run time (powers of two, no reqd_work_group_size), so that a
+ * driver that allows few work-items per kernel (rusticl on llvmpipe: 32) runs them unchanged. */
+
+/* Offset of row r's first element, and its label. */
+inline ulong row_offset(const int F, __global const int *idx, const int gather, const ulong off,
+                        const int r) {
+  return (gather ? (ulong)idx[off + (ulong)r] : (ulong)r) * (ulong)F;
+}
+inline int row_label(__global const int *lab, __global const int *idx, const int gather,
+                     const ulong off, const ulong loff, const int r) {
+  return gather ? lab[idx[off + (ulong)r]] : lab[loff + (ulong)r];
+}
+
+/* Sum of v over the work-group (local size a power of two); every work-item gets the result. */
+inline float group_sum(float v, __local float *scratch) {
+  const int lid = get_local_id(0), L = get_local_size(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = L / 2; s > 0; s >>= 1) {
+    if (lid < s) scratch[lid] += scratch[lid + s];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float total = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE); /* scratch is reused by the next call */
+  return total;
+}
+inline float group_max(float v, __local float *scratch) {
+  const int lid = get_local_id(0), L = get_local_size(0);
+  scratch[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = L / 2; s > 0; s >>= 1) {
+    if (lid < s) scratch[lid] = fmax(scratch[lid], scratch[lid + s]);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  const float m = scratch[0];
+  barrier(CLK_LOCAL_MEM_FENCE);
+  return m;
+}
+
+/* The softmax cross-entropy of one row whose logits z (C floats, bias included) are in global
+ * memory and visible to the whole work-group: overwrites z with g = (p - onehot)/n and stores the
+ * row's loss, logsumexp(z) - z[label]. The row maximum is subtracted before exp, so that large
+ * logits do not overflow. */
+inline void softmax_row(__global float *z, const int C, const int label, const int n,
+                        __global float *loss_out, __local float *scratch) {
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const float zlabel = z[label]; /* read before any work-item overwrites it */
+  float m = -INFINITY;
+  for (int c = lid; c < C; c += L) m = fmax(m, z[c]);
+  m = group_max(m, scratch);
+  float s = 0.0f;
+  for (int c = lid; c < C; c += L) s += exp(z[c] - m);
+  s = group_sum(s, scratch);
+  const float lse = m + log(s);
+  const float inv_n = 1.0f / (float)n;
+  for (int c = lid; c < C; c += L)
+    z[c] = (exp(z[c] - lse) - (c == label ? 1.0f : 0.0f)) * inv_n;
+  if (lid == 0) *loss_out = lse - zlabel;
+}
+
+/* Fused forward pass: work-group r computes row r's logits z = x_r w^T + b into g (n x C),
+ * then its softmax, loss and g. Classes go four at a time, each work-item summing a strided
+ * share of the features, so that x_r is read once per four classes. scratch: 4 floats per
+ * work-item. */
+__kernel void linear_forward(const int n, const int F, const int C, __global const float *X,
+                             __global const int *lab, __global const int *idx, const int gather,
+                             const ulong off, const ulong loff, __global const float *w,
+                             __global const float *b, __global float *g,
+                             __global float *rowloss, __local float4 *scratch4) {
+  const int r = get_group_id(0);
+  const int lid = get_local_id(0), L = get_local_size(0);
+  __global const float *x = X + row_offset(F, idx, gather, off, r);
+  __global float *z = g + (size_t)r * (size_t)C;
+  for (int c0 = 0; c0 < C; c0 += 4) {
+    /* Classes past C repeat the last one and are not stored. */
+    __global const float *w0 = w + (size_t)c0 * F;
+    __global const float *w1 = w + (size_t)min(c0 + 1, C - 1) * F;
+    __global const float *w2 = w + (size_t)min(c0 + 2, C - 1) * F;
+    __global const float *w3 = w + (size_t)min(c0 + 3, C - 1) * F;
+    float4 acc = (float4)(0.0f);
+    for (int f = lid; f < F; f += L) {
+      const float xv = x[f];
+      acc += xv * (float4)(w0[f], w1[f], w2[f], w3[f]);
+    }
+    scratch4[lid] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = L / 2; s > 0; s >>= 1) {
+      if (lid < s) scratch4[lid] += scratch4[lid + s];
+      barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (lid == 0) {
+      const float4 t = scratch4[0];
+      z[c0] = t.x + b[c0];
+      if (c0 + 1 < C) z[c0 + 1] = t.y + b[c0 + 1];
+      if (c0 + 2 < C) z[c0 + 2] = t.z + b[c0 + 2];
+      if (c0 + 3 < C) z[c0 + 3] = t.w + b[c0 + 3];
+    }
+    barrier(CLK_LOCAL_MEM_FENCE); /* scratch4[0] read before the next chunk writes it */
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE); /* z written by work-item 0, read by all */
+  softmax_row(z, C, row_label(lab, idx, gather, off, loff, r), n, rowloss + r,
+              (__local float *)scratch4);
+}
+
+/* After the logits product of the clblast variant: work-group r adds the bias to row r of g
+ * (n x C, logits without bias) and turns it into the row's g and loss. Dense rows only.
+ * scratch: 1 float per work-item. */
+__kernel void linear_softmax(const int n, const int C, __global const int *lab, const ulong loff,
+                             __global const float *b, __global float *g,
+                             __global float *rowloss, __local float *scratch) {
+  const int r = get_group_id(0);
+  const int lid = get_local_id(0), L = get_local_size(0);
+  __global float *z = g + (size_t)r * (size_t)C;
+  for (int c = lid; c < C; c += L) z[c] += b[c];
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  softmax_row(z, C, lab[loff + (ulong)r], n, rowloss + r, scratch);
+}
+
+/* The update: work-item (j, c) with f = f_begin + j updates w[c][f] -= lr sum_r g[r][c] x_r[f]
+ * for f < F, and b[c] -= lr sum_r g[r][c] for f == F (f_begin = F updates the bias only, as the
+ * clblast variant does after its product). Work-group (0, 0) also adds the batch's mean loss
+ * into the epoch's accumulator (or sets it, on the epoch's first batch), summing the per-row
+ * losses in a fixed order, so that the epoch's loss is the same from run to run. The accumulator
+ * is a compensated (Kahan) float pair, since OpenCL 1.x has no core double: epoch_loss[0] is the
+ * sum and epoch_loss[1] its running error, the total is their difference.
+ * Global size (multiple of the local one, L x 1) >= (F + 1 - f_begin) x C. scratch: L floats. */
+__kernel void linear_update(const int n, const int F, const int C, const int f_begin,
+                            __global const float *X, __global const int *idx, const int gather,
+                            const ulong off, __global const float *g, const float lr,
+                            __global float *w, __global float *b,
+                            __global const float *rowloss, __global float *epoch_loss,
+                            const int reset, __local float *scratch) {
+  const int f = f_begin + (int)get_global_id(0);
+  const int c = get_global_id(1);
+  if (f < F) {
+    float acc = 0.0f;
+    for (int r = 0; r < n; ++r)
+      acc += g[(size_t)r * C + c] * X[row_offset(F, idx, gather, off, r) + (ulong)f];
+    w[(size_t)c * F + f] -= lr * acc;
+  } else if (f == F) {
+    float acc = 0.0f;
+    for (int r = 0; r < n; ++r) acc += g[(size_t)r * C + c];
+    b[c] -= lr * acc;
+  }
+  /* Every group takes part in the reduction, with nothing to sum but in group (0, 0): barriers
+   * stay out of conditional code, which some compilers (PoCL) do not handle inside branches. */
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const int loss_group = get_group_id(0) == 0 && get_group_id(1) == 0;
+  float s = 0.0f;
+  if (loss_group)
+    for (int r = lid; r < n; r += L) s += rowloss[r];
+  s = group_sum(s, scratch);
+  if (loss_group && lid == 0) {
+    const float v = s / (float)n;
+    if (reset) {
+      epoch_loss[0] = v;
+      epoch_loss[1] = 0.0f;
+    } else {
+      const float sum = epoch_loss[0], y = v - epoch_loss[1];
+      const float t = sum + y;
+      epoch_loss[1] = (t - sum) - y;
+      epoch_loss[0] = t;
+    }
+  }
+}
+
+/* Resident rows for CLBlast, which cannot gather: work-item (f, r) copies element f of sample
+ * idx[off + r] into a dense batch buffer (rows, then labels at element n*F), f == F the label.
+ * out and out_lab are the same buffer. Global size >= (F + 1) x n. */
+__kernel void linear_gather(const int n, const int F, __global const float *X,
+                            __global const int *lab, __global const int *idx, const ulong off,
+                            __global float *out, __global int *out_lab) {
+  const int f = get_global_id(0);
+  const int r = get_global_id(1);
+  if (r >= n) return;
+  const ulong src = (ulong)idx[off + (ulong)r];
+  if (f < F)
+    out[(ulong)r * F + f] = X[src * F + f];
+  else if (f == F)
+    out_lab[(ulong)n * F + r] = lab[src];
+}

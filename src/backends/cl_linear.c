@@ -1,0 +1,64 @@
+/* The cl backend's linear workload, variant "fused": two hand-written kernels of cl/linear.cl
+ * per batch (forward with softmax and loss, then the update with the loss accumulation), in the
+ * pageable, pinned and resident transfer modes of cl_linear_common. */
+#include <stdlib.h>
+
+#include "backends.h"
+#include "cl_linear_common.h"
+
+/* linear_forward, then linear_update: see cl/linear.cl for why two. */
+static cg_rc fused_compute(cg_cl_linear *l, const cg_cl_linear_batch *bt, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const cl_int n = bt->n, F = s.features, C = s.classes, gather = bt->gather;
+  const cl_mem idx = bt->gather ? l->order : bt->x; /* never read when dense */
+  cl_kernel k = l->forward;
+  CG_CL(clSetKernelArg, (k, 0, sizeof n, &n));
+  CG_CL(clSetKernelArg, (k, 1, sizeof F, &F));
+  CG_CL(clSetKernelArg, (k, 2, sizeof C, &C));
+  CG_CL(clSetKernelArg, (k, 3, sizeof(cl_mem), &bt->x));
+  CG_CL(clSetKernelArg, (k, 4, sizeof(cl_mem), &bt->labels));
+  CG_CL(clSetKernelArg, (k, 5, sizeof(cl_mem), &idx));
+  CG_CL(clSetKernelArg, (k, 6, sizeof gather, &gather));
+  CG_CL(clSetKernelArg, (k, 7, sizeof bt->off, &bt->off));
+  CG_CL(clSetKernelArg, (k, 8, sizeof bt->loff, &bt->loff));
+  CG_CL(clSetKernelArg, (k, 9, sizeof(cl_mem), &l->w));
+  CG_CL(clSetKernelArg, (k, 10, sizeof(cl_mem), &l->b));
+  CG_CL(clSetKernelArg, (k, 11, sizeof(cl_mem), &l->g));
+  CG_CL(clSetKernelArg, (k, 12, sizeof(cl_mem), &l->rowloss));
+  CG_CL(clSetKernelArg, (k, 13, l->forward_local * 4 * sizeof(float), NULL));
+  const size_t local = l->forward_local, global = (size_t)n * local;
+  CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 1, NULL, &global, &local, bt->wait ? 1 : 0,
+                                 bt->wait ? &bt->wait : NULL,
+                                 cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+  CG_TRY(cg_cl_linear_enqueue_update(l, bt, 0, 0, NULL, err));
+cleanup:
+  return rc;
+}
+
+static cg_rc cl_linear_prepare(const cg_backend_env *env, const char *variant,
+                               const cg_linear_setup *setup, void **state,
+                               cg_compile_info *compile, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = NULL;
+  CG_TRY(cg_cl_linear_create(env, setup, false, &l, compile, err));
+  l->compute = fused_compute;
+  l->launches = 2;
+  *state = l;
+cleanup:
+  return rc;
+}
+
+static const char *const cl_linear_variants[] = {"fused", NULL};
+const cg_linear_ops cg_cl_linear_ops = {
+    .variants = cl_linear_variants,
+    .transfers = cg_cl_linear_transfers,
+    .prepare = cl_linear_prepare,
+    .upload = cg_cl_linear_upload,
+    .enqueue_epoch = cg_cl_linear_enqueue_epoch,
+    .finish = cg_cl_linear_finish,
+    .read_epoch_loss = cg_cl_linear_read_epoch_loss,
+    .epoch_times = cg_cl_linear_epoch_times,
+    .download = cg_cl_linear_download,
+    .release = cg_cl_linear_release,
+};

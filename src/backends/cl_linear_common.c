@@ -1,0 +1,398 @@
+/* The parts of the linear workload's OpenCL backends that do not depend on how a batch is
+ * computed: buffers, kernels, transfer modes, the epoch loop, events and device times. */
+#include "cl_linear_common.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clgauge/program.h"
+#include "clgauge/timing.h"
+
+const cg_transfer cg_cl_linear_transfers[] = {CG_TRANSFER_PAGEABLE, CG_TRANSFER_PINNED,
+                                              CG_TRANSFER_RESIDENT, CG_TRANSFER_HOST};
+
+static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
+
+static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
+
+static size_t pow2_at_most(size_t x) {
+  size_t p = 1;
+  while (p * 2 <= x) p *= 2;
+  return p;
+}
+
+static cg_rc create_buffer(cg_cl_linear *l, const char *what, size_t bytes, cl_mem_flags flags,
+                           cl_mem *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  CG_CHECK(bytes <= l->info->max_alloc, CG_UNSUPPORTED,
+           "%s needs %.4g MiB, device '%s' allows %.4g MiB per allocation", what, mib(bytes),
+           l->info->name, mib((double)l->info->max_alloc));
+  *out = clCreateBuffer(l->context, flags, bytes, NULL, &code);
+  CG_CL_CHECK(clCreateBuffer, code);
+cleanup:
+  return rc;
+}
+
+/* The largest power of two not above cap, the device's and the kernel's limits: a driver may
+ * allow a kernel fewer work-items than the device maximum (rusticl on llvmpipe: 32). */
+static cg_rc pick_local(cg_cl_linear *l, cl_kernel kernel, size_t cap, size_t local_per_item,
+                        size_t *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  size_t kernel_wg = 0;
+  CG_CL(clGetKernelWorkGroupInfo, (kernel, l->info->id, CL_KERNEL_WORK_GROUP_SIZE,
+                                   sizeof kernel_wg, &kernel_wg, NULL));
+  size_t lim = cap;
+  if (kernel_wg < lim) lim = kernel_wg;
+  if (l->info->max_work_group < lim) lim = l->info->max_work_group;
+  if (local_per_item && l->info->local_mem / local_per_item < lim)
+    lim = (size_t)(l->info->local_mem / local_per_item);
+  CG_CHECK(lim >= 1, CG_UNSUPPORTED, "the device allows no work-group for the linear kernels");
+  *out = pow2_at_most(lim);
+cleanup:
+  return rc;
+}
+
+static cg_rc create_kernel(cl_program program, const char *name, cl_kernel *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  *out = clCreateKernel(program, name, &code);
+  CG_CL_CHECK(clCreateKernel, code);
+cleanup:
+  return rc;
+}
+
+static void release_events(cg_cl_linear *l) {
+  for (int i = 0; i < l->nevents; ++i)
+    if (l->events[i]) clReleaseEvent(l->events[i]);
+  l->nevents = 0;
+  for (int s = 0; s < 2; ++s) {
+    if (l->slot_up[s]) clReleaseEvent(l->slot_up[s]);
+    if (l->slot_done[s]) clReleaseEvent(l->slot_done[s]);
+    l->slot_up[s] = l->slot_done[s] = NULL;
+  }
+}
+
+void cg_cl_linear_release(void *state) {
+  cg_cl_linear *l = state;
+  if (!l) return;
+  if (l->queue) clFinish(l->queue);
+  if (l->upload_q) clFinish(l->upload_q);
+  release_events(l);
+  free(l->events);
+  free(l->kinds);
+  for (int s = 0; s < 2; ++s)
+    if (l->staging_ptr[s])
+      clEnqueueUnmapMemObject(l->queue, l->staging[s], l->staging_ptr[s], 0, NULL, NULL);
+  if (l->queue) clFinish(l->queue);
+  cl_mem mems[] = {l->w,           l->b,           l->g,          l->rowloss,
+                   l->loss,        l->dev_batch[0], l->dev_batch[1], l->x,
+                   l->labels,      l->order,       l->staging[0], l->staging[1]};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
+    if (mems[i]) clReleaseMemObject(mems[i]);
+  cl_kernel kernels[] = {l->forward, l->softmax, l->update, l->gather};
+  for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
+    if (kernels[i]) clReleaseKernel(kernels[i]);
+  if (l->program) clReleaseProgram(l->program);
+  if (l->upload_q) clReleaseCommandQueue(l->upload_q);
+  free(l->host_batch);
+  free(l);
+}
+
+cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setup,
+                          bool dense_resident, cg_cl_linear **out, cg_compile_info *compile,
+                          cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  cg_cl_linear *l = calloc(1, sizeof *l);
+  CG_CHECK(l, CG_ERROR, "out of memory");
+  l->setup = *setup;
+  l->info = cg_device_get_info(env->device);
+  l->context = cg_device_context(env->device);
+  l->queue = cg_device_queue(env->device);
+  const cg_linear_shape s = setup->shape;
+  const cg_transfer t = setup->transfer;
+  CG_CHECK(t == CG_TRANSFER_PAGEABLE || t == CG_TRANSFER_PINNED || t == CG_TRANSFER_RESIDENT,
+           CG_UNSUPPORTED, "transfer mode %s needs no device", cg_transfer_name(t));
+  int major = 1, minor = 0;
+  if (sscanf(l->info->version, "OpenCL %d.%d", &major, &minor) == 2)
+    l->cl12 = major > 1 || minor >= 2;
+  l->rows = s.batch < s.samples ? s.batch : s.samples;
+  const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
+  const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;
+
+  CG_TRY(create_buffer(l, "the weights w", C * F * 4, CL_MEM_READ_WRITE, &l->w, err));
+  CG_TRY(create_buffer(l, "the bias b", C * 4, CL_MEM_READ_WRITE, &l->b, err));
+  CG_TRY(create_buffer(l, "the batch's logits and gradient", rows * C * 4, CL_MEM_READ_WRITE,
+                       &l->g, err));
+  CG_TRY(create_buffer(l, "the batch's row losses", rows * 4, CL_MEM_READ_WRITE, &l->rowloss,
+                       err));
+  CG_TRY(create_buffer(l, "the epoch loss", 2 * 4, CL_MEM_READ_WRITE, &l->loss, err));
+  if (t != CG_TRANSFER_RESIDENT || dense_resident)
+    CG_TRY(create_buffer(l, "a batch", batch_bytes, CL_MEM_READ_WRITE, &l->dev_batch[0], err));
+  if (t == CG_TRANSFER_PAGEABLE) {
+    l->host_batch = malloc(batch_bytes);
+    CG_CHECK(l->host_batch, CG_ERROR, "out of host memory for a batch (%.4g MiB)",
+             mib((double)batch_bytes));
+  } else if (t == CG_TRANSFER_PINNED) {
+    CG_TRY(create_buffer(l, "a batch", batch_bytes, CL_MEM_READ_WRITE, &l->dev_batch[1], err));
+    for (int i = 0; i < 2; ++i) {
+      CG_TRY(create_buffer(l, "a pinned staging batch", batch_bytes,
+                           CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
+      l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
+                                             batch_bytes, 0, NULL, NULL, &code);
+      CG_CL_CHECK(clEnqueueMapBuffer, code);
+    }
+    l->upload_q = clCreateCommandQueue(l->context, l->info->id,
+                                       l->info->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &code);
+    CG_CL_CHECK(clCreateCommandQueue, code);
+    l->need_events = true;
+  } else {
+    CG_TRY(create_buffer(l, "the dataset", S * F * 4, CL_MEM_READ_ONLY, &l->x, err));
+    CG_TRY(create_buffer(l, "the labels", S * 4, CL_MEM_READ_ONLY, &l->labels, err));
+    CG_TRY(create_buffer(l, "the order", S * 4, CL_MEM_READ_ONLY, &l->order, err));
+  }
+
+  uint64_t t0 = cg_now_ns();
+  CG_TRY(cg_program_build(env->device, env->kernel_dir, "linear.cl", NULL, &l->program, err));
+  CG_TRY(create_kernel(l->program, "linear_forward", &l->forward, err));
+  CG_TRY(create_kernel(l->program, "linear_softmax", &l->softmax, err));
+  CG_TRY(create_kernel(l->program, "linear_update", &l->update, err));
+  CG_TRY(create_kernel(l->program, "linear_gather", &l->gather, err));
+  compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
+  compile->kind = "source";
+
+  /* Work-groups no wider than the row they reduce: features for the logits, classes for the
+   * softmax alone. */
+  const size_t wide = F > C ? F : C;
+  CG_TRY(pick_local(l, l->forward, wide < 256 ? wide : 256, 4 * sizeof(float), &l->forward_local,
+                    err));
+  CG_TRY(pick_local(l, l->softmax, C < 256 ? C : 256, sizeof(float), &l->rows_local, err));
+  CG_TRY(pick_local(l, l->update, 128, sizeof(float), &l->update_local, err));
+  CG_TRY(pick_local(l, l->gather, 256, 0, &l->gather_local, err));
+  *out = l;
+  l = NULL;
+cleanup:
+  cg_cl_linear_release(l);
+  return rc;
+}
+
+static cg_rc reserve_events(cg_cl_linear *l, int more, cg_error *err) {
+  cg_rc rc = CG_OK;
+  if (l->nevents + more <= l->cap_events) return CG_OK;
+  int cap = l->cap_events ? l->cap_events : 64;
+  while (cap < l->nevents + more) cap *= 2;
+  cl_event *ev = realloc(l->events, (size_t)cap * sizeof *ev);
+  CG_CHECK(ev, CG_ERROR, "out of memory for the epoch's events");
+  l->events = ev;
+  unsigned char *k = realloc(l->kinds, (size_t)cap);
+  CG_CHECK(k, CG_ERROR, "out of memory for the epoch's events");
+  l->kinds = k;
+  l->cap_events = cap;
+cleanup:
+  return rc;
+}
+
+cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind) {
+  if (!l->info->profiling && !l->need_events) return NULL;
+  l->kinds[l->nevents] = (unsigned char)kind;
+  l->events[l->nevents] = NULL;
+  return &l->events[l->nevents++];
+}
+
+cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *bt, int f_begin,
+                                  cl_uint nwait, const cl_event *wait, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const cl_int n = bt->n, F = s.features, C = s.classes, fb = f_begin, gather = bt->gather;
+  const cl_int reset = bt->first;
+  const cl_float lr = l->setup.lr;
+  const cl_mem idx = bt->gather ? l->order : bt->x; /* never read when dense */
+  cl_kernel k = l->update;
+  CG_CL(clSetKernelArg, (k, 0, sizeof n, &n));
+  CG_CL(clSetKernelArg, (k, 1, sizeof F, &F));
+  CG_CL(clSetKernelArg, (k, 2, sizeof C, &C));
+  CG_CL(clSetKernelArg, (k, 3, sizeof fb, &fb));
+  CG_CL(clSetKernelArg, (k, 4, sizeof(cl_mem), &bt->x));
+  CG_CL(clSetKernelArg, (k, 5, sizeof(cl_mem), &idx));
+  CG_CL(clSetKernelArg, (k, 6, sizeof gather, &gather));
+  CG_CL(clSetKernelArg, (k, 7, sizeof bt->off, &bt->off));
+  CG_CL(clSetKernelArg, (k, 8, sizeof(cl_mem), &l->g));
+  CG_CL(clSetKernelArg, (k, 9, sizeof lr, &lr));
+  CG_CL(clSetKernelArg, (k, 10, sizeof(cl_mem), &l->w));
+  CG_CL(clSetKernelArg, (k, 11, sizeof(cl_mem), &l->b));
+  CG_CL(clSetKernelArg, (k, 12, sizeof(cl_mem), &l->rowloss));
+  CG_CL(clSetKernelArg, (k, 13, sizeof(cl_mem), &l->loss));
+  CG_CL(clSetKernelArg, (k, 14, sizeof reset, &reset));
+  CG_CL(clSetKernelArg, (k, 15, l->update_local * sizeof(float), NULL));
+  const size_t local[2] = {l->update_local, 1};
+  const size_t global[2] = {round_up((size_t)(F + 1 - f_begin), l->update_local), (size_t)C};
+  CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 2, NULL, global, local, nwait, nwait ? wait : NULL,
+                                 cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_linear_upload(void *state, const cg_linear_tensors *data, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = state;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
+  l->data = *data;
+  CG_CL(clEnqueueWriteBuffer, (l->queue, l->w, CL_FALSE, 0, C * F * 4, data->w, 0, NULL, NULL));
+  CG_CL(clEnqueueWriteBuffer, (l->queue, l->b, CL_FALSE, 0, C * 4, data->b, 0, NULL, NULL));
+  if (l->setup.transfer == CG_TRANSFER_RESIDENT) {
+    CG_CL(clEnqueueWriteBuffer, (l->queue, l->x, CL_FALSE, 0, S * F * 4, data->x, 0, NULL, NULL));
+    CG_CL(clEnqueueWriteBuffer,
+          (l->queue, l->labels, CL_FALSE, 0, S * 4, data->labels, 0, NULL, NULL));
+  }
+  CG_CL(clFinish, (l->queue));
+cleanup:
+  return rc;
+}
+
+/* A batch as the device wants it: its rows one after another, then their labels. */
+static void gather_host(const cg_cl_linear *l, const int *idx, int n, void *dst) {
+  const size_t F = (size_t)l->setup.shape.features;
+  float *rows = dst;
+  int *labels = (int *)(rows + (size_t)n * F);
+  for (int r = 0; r < n; ++r) {
+    memcpy(rows + (size_t)r * F, l->data.x + (size_t)idx[r] * F, F * sizeof(float));
+    labels[r] = l->data.labels[idx[r]];
+  }
+}
+
+cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *span,
+                                 int *launches, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = state;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features;
+  const cg_transfer t = l->setup.transfer;
+  release_events(l); /* those of an epoch whose times were never asked for */
+
+  if (t == CG_TRANSFER_RESIDENT) {
+    /* The order is this epoch's whole upload. */
+    CG_TRY(reserve_events(l, 1, err));
+    CG_CL(clEnqueueWriteBuffer,
+          (l->queue, l->order, CL_FALSE, 0, (size_t)s.samples * sizeof(int), order, 0, NULL,
+           cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
+  }
+  for (int k = 0, start = 0; start < s.samples; ++k, start += s.batch) {
+    const int n = s.samples - start < s.batch ? s.samples - start : s.batch;
+    const size_t bytes = (size_t)n * (F + 1) * 4;
+    const int slot = k & 1;
+    cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL};
+    CG_TRY(reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err));
+    if (t == CG_TRANSFER_PAGEABLE) {
+      /* A framework's copy from pageable memory: the host returns when the copy is done. */
+      gather_host(l, order + start, n, l->host_batch);
+      CG_CL(clEnqueueWriteBuffer, (l->queue, l->dev_batch[0], CL_TRUE, 0, bytes, l->host_batch,
+                                   0, NULL, cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
+      bt.x = bt.labels = l->dev_batch[0];
+    } else if (t == CG_TRANSFER_PINNED) {
+      /* The staging slot is free once its previous upload (batch k-2) has completed; the device
+       * slot once the compute that last read it has. */
+      if (l->slot_up[slot]) {
+        CG_CL(clWaitForEvents, (1, &l->slot_up[slot]));
+        clReleaseEvent(l->slot_up[slot]);
+        l->slot_up[slot] = NULL;
+      }
+      gather_host(l, order + start, n, l->staging_ptr[slot]);
+      cl_event *up = cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD);
+      CG_CL(clEnqueueWriteBuffer,
+            (l->upload_q, l->dev_batch[slot], CL_FALSE, 0, bytes, l->staging_ptr[slot],
+             l->slot_done[slot] ? 1 : 0, l->slot_done[slot] ? &l->slot_done[slot] : NULL, up));
+      l->slot_up[slot] = *up;
+      clRetainEvent(*up);
+      CG_CL(clFlush, (l->upload_q));
+      bt.x = bt.labels = l->dev_batch[slot];
+      bt.wait = l->slot_up[slot];
+    } else {
+      bt.gather = 1;
+      bt.x = l->x;
+      bt.labels = l->labels;
+      bt.off = (cl_ulong)start;
+      bt.loff = 0;
+    }
+    CG_TRY(l->compute(l, &bt, err));
+    if (t == CG_TRANSFER_PINNED) {
+      if (l->slot_done[slot]) clReleaseEvent(l->slot_done[slot]);
+      l->slot_done[slot] = l->events[l->nevents - 1];
+      clRetainEvent(l->slot_done[slot]);
+      CG_CL(clFlush, (l->queue));
+    }
+  }
+  if (l->info->profiling && l->nevents > 0) {
+    span->begin = l->events[0];
+    span->end = l->events[l->nevents - 1];
+    clRetainEvent(span->begin);
+    clRetainEvent(span->end);
+    span->begin_at_end = false;
+  }
+  *launches = l->launches;
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_linear_finish(void *state, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = state;
+  if (l->upload_q) CG_CL(clFinish, (l->upload_q));
+  CG_CL(clFinish, (l->queue));
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_linear_read_epoch_loss(void *state, double *loss, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = state;
+  cl_float acc[2] = {NAN, NAN};
+  CG_CL(clEnqueueReadBuffer, (l->queue, l->loss, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL));
+  *loss = (double)acc[0] - (double)acc[1]; /* the compensated sum: see linear_update */
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_error *err) {
+  cg_cl_linear *l = state;
+  times->upload_ms = times->compute_ms = times->span_ms = NAN;
+  if (l->info->profiling && l->nevents > 0) {
+    cl_ulong first = (cl_ulong)-1, last = 0, sum[2] = {0, 0};
+    bool ok = true;
+    for (int i = 0; i < l->nevents && ok; ++i) {
+      cl_ulong t0 = 0, t1 = 0;
+      if (!l->events[i]) continue;
+      ok = clGetEventProfilingInfo(l->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0,
+                                   NULL) == CL_SUCCESS &&
+           clGetEventProfilingInfo(l->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1,
+                                   NULL) == CL_SUCCESS &&
+           t1 >= t0;
+      if (!ok) break;
+      sum[l->kinds[i]] += t1 - t0;
+      if (t0 < first) first = t0;
+      if (t1 > last) last = t1;
+    }
+    /* A span under 100 ns means placeholder stamps (rusticl), as in src/timing.c. */
+    if (ok && last > first && last - first >= 100) {
+      times->upload_ms = (double)sum[CG_CL_LINEAR_UPLOAD] / 1e6;
+      times->compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / 1e6;
+      times->span_ms = (double)(last - first) / 1e6;
+    }
+  }
+  release_events(l);
+  return CG_OK;
+}
+
+cg_rc cg_cl_linear_download(void *state, cg_linear_tensors *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = state;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features, C = (size_t)s.classes;
+  CG_CL(clEnqueueReadBuffer, (l->queue, l->w, CL_FALSE, 0, C * F * 4, out->w, 0, NULL, NULL));
+  CG_CL(clEnqueueReadBuffer, (l->queue, l->b, CL_TRUE, 0, C * 4, out->b, 0, NULL, NULL));
+cleanup:
+  return rc;
+}

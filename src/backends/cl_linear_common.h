@@ -1,0 +1,89 @@
+/* Private to src/backends: what the two OpenCL linear backends (cl "fused" and clblast "sgemm")
+ * share: device buffers with size checks, the kernels of cl/linear.cl, the three transfer modes
+ * (per-batch pageable writes, double-buffered pinned uploads on a second queue, a resident
+ * dataset gathered by index), the epoch's events and their device times. A backend supplies only
+ * the compute of one batch. */
+#ifndef CLGAUGE_CL_LINEAR_COMMON_H
+#define CLGAUGE_CL_LINEAR_COMMON_H
+
+#include "clgauge/backend.h"
+
+typedef struct cg_cl_linear cg_cl_linear;
+
+/* Where one batch's rows are on the device (see the top of cl/linear.cl). */
+typedef struct cg_cl_linear_batch {
+  int n;         /* rows in the batch */
+  int gather;    /* 1: rows are X[idx[off + r]] of the resident dataset; 0: dense */
+  cl_mem x;      /* the dense batch buffer, or the resident dataset */
+  cl_mem labels; /* the dense batch buffer again (labels at element loff), or the dataset's */
+  cl_ulong off;  /* resident: position of the batch's first row in the order */
+  cl_ulong loff; /* dense: element offset of the labels, n*F */
+  int first;     /* the epoch's first batch: the loss accumulator is set, not added to */
+  cl_event wait; /* the upload the batch's first command must wait for (pinned), or NULL */
+} cg_cl_linear_batch;
+
+/* Enqueue one batch's compute on the compute queue. Every command's event goes through
+ * cg_cl_linear_event, and the last command enqueued must be the last to read the batch's rows. */
+typedef cg_rc (*cg_cl_linear_compute_fn)(cg_cl_linear *l, const cg_cl_linear_batch *batch,
+                                         cg_error *err);
+
+struct cg_cl_linear {
+  cg_linear_setup setup;
+  int rows;                 /* most rows in a batch: min(batch, samples) */
+  const cg_device_info *info;
+  cl_context context;
+  cl_command_queue queue;   /* compute; the device's own queue */
+  cl_command_queue upload_q; /* pinned only: the second in-order queue for uploads */
+  cl_program program;
+  cl_kernel forward, softmax, update, gather;
+  size_t forward_local, rows_local, update_local, gather_local;
+  cl_mem w, b, g, rowloss, loss; /* model, g (rows x C), per-row losses, epoch loss (2 floats) */
+  cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then rows ints */
+  cl_mem x, labels, order;  /* resident: the dataset and the epoch's order */
+  cl_mem staging[2];        /* pinned: CL_MEM_ALLOC_HOST_PTR buffers, mapped once */
+  void *staging_ptr[2];
+  void *host_batch;         /* pageable: an ordinary malloc'd batch buffer */
+  cg_linear_tensors data;
+  /* pinned: per slot, the last upload into it and the last command that read it */
+  cl_event slot_up[2], slot_done[2];
+  /* the epoch's events, kept for epoch_times: uploads (kind 0) and kernels (kind 1) */
+  cl_event *events;
+  unsigned char *kinds;
+  int nevents, cap_events;
+  int launches;             /* kernel launches per batch, set by the backend */
+  bool need_events;         /* pinned: events are needed for ordering, profiled or not */
+  bool cl12;                /* the device speaks OpenCL 1.2 or later */
+  cg_cl_linear_compute_fn compute;
+};
+
+enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1 };
+
+/* Create the instance: buffers (checked against the device's maximum allocation), the second
+ * queue and staging buffers of pinned, the program cl/linear.cl and its kernels. dense_resident:
+ * the backend needs a dense batch buffer in resident mode too (CLBlast cannot gather). */
+cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setup,
+                          bool dense_resident, cg_cl_linear **out, cg_compile_info *compile,
+                          cg_error *err);
+/* A slot for the event of the next command of the given kind, or NULL when the events are not
+ * needed (no profiling and no ordering). Room for CG_CL_LINEAR_EVENTS_PER_BATCH is reserved
+ * before each batch's compute, so this never fails; use the slot right away. */
+enum { CG_CL_LINEAR_EVENTS_PER_BATCH = 8 };
+cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind);
+/* Enqueue linear_update over the columns f_begin..F (F is the bias) and all classes; its event
+ * goes to the epoch's list. */
+cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *batch, int f_begin,
+                                  cl_uint nwait, const cl_event *wait, cg_error *err);
+
+/* The cg_linear_ops entries both backends share. */
+cg_rc cg_cl_linear_upload(void *state, const cg_linear_tensors *data, cg_error *err);
+cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *span,
+                                 int *launches, cg_error *err);
+cg_rc cg_cl_linear_finish(void *state, cg_error *err);
+cg_rc cg_cl_linear_read_epoch_loss(void *state, double *loss, cg_error *err);
+cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_error *err);
+cg_rc cg_cl_linear_download(void *state, cg_linear_tensors *out, cg_error *err);
+void cg_cl_linear_release(void *state);
+
+extern const cg_transfer cg_cl_linear_transfers[];
+
+#endif

@@ -1,0 +1,122 @@
+/* The clblast backend's linear workload, variant "sgemm": the logits product and the weight
+ * update through CLBlastSgemm, the softmax, the bias update and (resident) the gather of the rows
+ * through the kernels of cl/linear.cl, in the transfer modes of cl_linear_common. */
+#include <clblast_c.h>
+#include <stdlib.h>
+
+#include "backends.h"
+#include "cl_linear_common.h"
+
+/* The first command of a pinned batch must wait for the batch's upload on the other queue, and
+ * CLBlast takes no wait list: a barrier on the compute queue waits instead (OpenCL 1.2), or on
+ * 1.1 devices the host, which loses the overlap but keeps the order. */
+static cg_rc wait_for_upload(cg_cl_linear *l, cl_event upload, cg_error *err) {
+  cg_rc rc = CG_OK;
+  if (l->cl12)
+    CG_CL(clEnqueueBarrierWithWaitList, (l->queue, 1, &upload, NULL));
+  else
+    CG_CL(clWaitForEvents, (1, &upload));
+cleanup:
+  return rc;
+}
+
+/* CLBlast rows must be dense: copy the resident rows of the batch, and their labels, into the
+ * batch buffer. */
+static cg_rc gather_rows(cg_cl_linear *l, const cg_cl_linear_batch *bt, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cl_int n = bt->n, F = l->setup.shape.features;
+  cl_kernel k = l->gather;
+  CG_CL(clSetKernelArg, (k, 0, sizeof n, &n));
+  CG_CL(clSetKernelArg, (k, 1, sizeof F, &F));
+  CG_CL(clSetKernelArg, (k, 2, sizeof(cl_mem), &l->x));
+  CG_CL(clSetKernelArg, (k, 3, sizeof(cl_mem), &l->labels));
+  CG_CL(clSetKernelArg, (k, 4, sizeof(cl_mem), &l->order));
+  CG_CL(clSetKernelArg, (k, 5, sizeof bt->off, &bt->off));
+  CG_CL(clSetKernelArg, (k, 6, sizeof(cl_mem), &l->dev_batch[0]));
+  CG_CL(clSetKernelArg, (k, 7, sizeof(cl_mem), &l->dev_batch[0]));
+  const size_t local[2] = {l->gather_local, 1};
+  const size_t global[2] = {((size_t)F + 1 + l->gather_local - 1) / l->gather_local *
+                                l->gather_local,
+                            (size_t)n};
+  CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 2, NULL, global, local, 0, NULL,
+                                 cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+cleanup:
+  return rc;
+}
+
+/* One batch: [gather,] logits = xb w^T (CLBlast), softmax with the bias, w -= lr g^T xb
+ * (CLBlast), then the bias update with the loss accumulation. The device times of the CLBlast
+ * calls come from the events CLBlast hands back, which belong to the last kernel of each call:
+ * where CLBlast splits a product into several kernels (padding, transposes) the others' time is
+ * missing from compute_ms, though not from the span. */
+static cg_rc sgemm_compute(cg_cl_linear *l, const cg_cl_linear_batch *batch, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features, C = (size_t)s.classes;
+  cg_cl_linear_batch bt = *batch;
+  if (bt.gather) {
+    CG_TRY(gather_rows(l, &bt, err));
+    bt.gather = 0;
+    bt.x = bt.labels = l->dev_batch[0];
+    bt.off = 0;
+    bt.loff = (cl_ulong)bt.n * F;
+  }
+  if (bt.wait) CG_TRY(wait_for_upload(l, bt.wait, err));
+  const size_t n = (size_t)bt.n;
+  CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, n, C, F,
+                       1.0f, bt.x, 0, F, l->w, 0, F, 0.0f, l->g, 0, C, &l->queue,
+                       cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+
+  const cl_int nn = bt.n, CC = s.classes;
+  cl_kernel k = l->softmax;
+  CG_CL(clSetKernelArg, (k, 0, sizeof nn, &nn));
+  CG_CL(clSetKernelArg, (k, 1, sizeof CC, &CC));
+  CG_CL(clSetKernelArg, (k, 2, sizeof(cl_mem), &bt.labels));
+  CG_CL(clSetKernelArg, (k, 3, sizeof bt.loff, &bt.loff));
+  CG_CL(clSetKernelArg, (k, 4, sizeof(cl_mem), &l->b));
+  CG_CL(clSetKernelArg, (k, 5, sizeof(cl_mem), &l->g));
+  CG_CL(clSetKernelArg, (k, 6, sizeof(cl_mem), &l->rowloss));
+  CG_CL(clSetKernelArg, (k, 7, l->rows_local * sizeof(float), NULL));
+  const size_t local = l->rows_local, global = n * local;
+  CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 1, NULL, &global, &local, 0, NULL,
+                                 cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+
+  CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo, C, F, n,
+                       -l->setup.lr, l->g, 0, C, bt.x, 0, F, 1.0f, l->w, 0, F, &l->queue,
+                       cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+  /* The update kernel over the bias column only. */
+  CG_TRY(cg_cl_linear_enqueue_update(l, &bt, s.features, 0, NULL, err));
+cleanup:
+  return rc;
+}
+
+static cg_rc clblast_linear_prepare(const cg_backend_env *env, const char *variant,
+                                    const cg_linear_setup *setup, void **state,
+                                    cg_compile_info *compile, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_linear *l = NULL;
+  /* compile covers cl/linear.cl; CLBlast compiles its own kernels inside its first call, so that
+   * time lands in the first epoch. */
+  CG_TRY(cg_cl_linear_create(env, setup, true, &l, compile, err));
+  l->compute = sgemm_compute;
+  /* Our own kernels plus one per CLBlast call (CLBlast may launch more than one kernel per
+   * call, depending on the shape): sgemm, softmax, sgemm, bias, and the gather when resident. */
+  l->launches = setup->transfer == CG_TRANSFER_RESIDENT ? 5 : 4;
+  *state = l;
+cleanup:
+  return rc;
+}
+
+static const char *const clblast_linear_variants[] = {"sgemm", NULL};
+const cg_linear_ops cg_clblast_linear_ops = {
+    .variants = clblast_linear_variants,
+    .transfers = cg_cl_linear_transfers,
+    .prepare = clblast_linear_prepare,
+    .upload = cg_cl_linear_upload,
+    .enqueue_epoch = cg_cl_linear_enqueue_epoch,
+    .finish = cg_cl_linear_finish,
+    .read_epoch_loss = cg_cl_linear_read_epoch_loss,
+    .epoch_times = cg_cl_linear_epoch_times,
+    .download = cg_cl_linear_download,
+    .release = cg_cl_linear_release,
+};
