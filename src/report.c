@@ -195,6 +195,13 @@ static cJSON *record_json(const cg_record *r) {
   add_num(transfer, "batch_upload_ms", r->batch_upload_ms);
   add_num(transfer, "batch_compute_ms", r->batch_compute_ms);
   add_num(transfer, "upload_hidden_share", r->upload_hidden);
+  cJSON *split = cJSON_AddArrayToObject(ph, "iteration_split");
+  for (int i = 0; i < r->nsplit; ++i) {
+    cJSON *k = cJSON_CreateObject();
+    cJSON_AddStringToObject(k, "kernel", r->split[i].name);
+    add_num(k, "device_ms", r->split[i].ms);
+    cJSON_AddItemToArray(split, k);
+  }
   cJSON *launches = cJSON_AddObjectToObject(ph, "launches");
   if (r->launches_per_iter >= 0)
     cJSON_AddNumberToObject(launches, "per_iter", r->launches_per_iter);
@@ -479,7 +486,20 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   double enq = per_iter(r->steady_enqueue.median, r->iters_per_run);
   if (isfinite(enq) && enq < 0.5 * steady)
     fprintf(out, "; an unsynchronised timer would have seen %.3g ms", enq);
+  if (isfinite(r->batch_upload_ms))
+    fprintf(out, "; per batch on the device: upload %.3g ms, compute %.3g ms, %.0f%% of the upload "
+                 "hidden behind compute",
+            r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
   fputs("\n", out);
+  if (r->nsplit > 0) {
+    double sum = 0;
+    for (int i = 0; i < r->nsplit; ++i) sum += r->split[i].ms;
+    fprintf(out, "    one iteration on the device, %.3g ms in %d launches (%.3g ms of wall time):",
+            sum, r->nsplit, steady);
+    for (int i = 0; i < r->nsplit; ++i)
+      fprintf(out, "%s %s %.3g", i ? ";" : "", r->split[i].name, r->split[i].ms);
+    fputs("\n", out);
+  }
 }
 
 /* Records whose loss curves share a block: the same workload and, in a sweep, the same size. */

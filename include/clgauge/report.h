@@ -35,7 +35,7 @@ typedef struct cg_run_sample {
   double compute_ms;  /* device time of the kernels inside the run (linear); NAN otherwise */
 } cg_run_sample;
 
-enum { CG_MAX_PARAMS = 12 };
+enum { CG_MAX_PARAMS = 12, CG_MAX_SPLIT = 24 };
 
 /* Times are NAN where a phase does not apply or was not reached. */
 typedef struct cg_record {
@@ -74,6 +74,8 @@ typedef struct cg_record {
   double batch_upload_ms;   /* median over steady runs of the device upload time per batch */
   double batch_compute_ms;  /* likewise, kernels */
   double upload_hidden;     /* share of the upload time hidden behind compute (0..1) */
+  cg_kernel_time split[CG_MAX_SPLIT]; /* one iteration's launches, mean over sampled runs */
+  int nsplit;
   double host_cpu_ms;       /* process CPU time during the steady runs */
   double host_wall_ms;      /* wall time of the steady runs */
 } cg_record;

@@ -25,6 +25,16 @@ typedef struct cg_device_span {
 bool cg_device_span_ms(const cg_device_span *span, double *ms, const char **why);
 void cg_device_span_release(cg_device_span *span);
 
+/* The device time of one kernel launch, by name. */
+typedef struct cg_kernel_time {
+  const char *name; /* static string */
+  double ms;
+} cg_kernel_time;
+
+/* Device times of events of complete commands, into out[i].ms (names left as they are); false
+ * when the driver gives no usable stamps (all zero, end before start). Releases the events. */
+bool cg_kernel_times(cl_event *events, int n, cg_kernel_time *out);
+
 /* Summary statistics of n samples (n may be 0: all fields NAN). stddev is the sample one (n-1). */
 typedef struct cg_stats {
   int n;

@@ -11,6 +11,7 @@
 #include "clgauge/timing.h"
 
 enum { VARIANT_PER_OP, VARIANT_FUSED };
+enum { MAX_SAMPLED = 20 };
 
 /* Blocking of the fused kernels; the macros of the same names in cl/mlp.cl. */
 typedef struct fused_config {
@@ -31,11 +32,38 @@ typedef struct cl_mlp {
   cl_kernel wide, small;
   fused_config cfg;
   cl_mem dz2, part;
+  /* the launches of the first iteration of the last enqueue, with events, for kernel_split */
+  bool sampling;
+  int nsampled;
+  cl_event sampled[MAX_SAMPLED];
+  const char *sampled_name[MAX_SAMPLED];
 } cl_mlp;
+
+static void drop_samples(cl_mlp *m) {
+  for (int i = 0; i < m->nsampled; ++i)
+    if (m->sampled[i]) clReleaseEvent(m->sampled[i]);
+  m->nsampled = 0;
+}
+
+/* The event slot of a launch: a sample slot while the sampled iteration runs, else `other`. */
+static cl_event *launch_event(cl_mlp *m, const char *name, cl_event *other) {
+  if (!m->sampling || m->nsampled == MAX_SAMPLED) return other;
+  m->sampled_name[m->nsampled] = name;
+  m->sampled[m->nsampled] = NULL;
+  return &m->sampled[m->nsampled++];
+}
+
+/* After the sampled iteration: the span events it was to provide are its first and last
+ * sampled launches. */
+static void share_samples(cl_mlp *m, int from, cl_event *first, cl_event *last) {
+  if (first && m->nsampled > from) clRetainEvent(*first = m->sampled[from]);
+  if (last && m->nsampled > from) clRetainEvent(*last = m->sampled[m->nsampled - 1]);
+}
 
 static void cl_mlp_release(void *state) {
   cl_mlp *m = state;
   if (!m) return;
+  drop_samples(m);
   cg_mlp_device_release(&m->md);
   cg_mlp_eltwise_release(&m->ew);
   cl_kernel kernels[] = {m->gemm, m->wide, m->small};
@@ -141,28 +169,44 @@ static cg_rc per_op_step(cl_mlp *m, int keep, cl_event *first, cl_event *last, c
   const int N = s.batch, Din = s.din, H = s.hidden, O = s.dout;
   const cl_command_queue q = d->queue;
   const float lr = d->setup.lr;
+  const int from = m->nsampled;
+  const bool w3 = d->setup.update_w3;
   /* forward */
-  CG_TRY(gemm(m, N, H, Din, d->x, Din, 1, d->w1, H, 1, m->h1, 0.0f, first, err));
-  CG_TRY(cg_mlp_relu(&m->ew, q, (size_t)N * H, m->h1, NULL, err));
-  CG_TRY(gemm(m, N, O, H, m->h1, H, 1, d->w2, O, 1, m->h2, 0.0f, NULL, err));
-  CG_TRY(cg_mlp_relu(&m->ew, q, (size_t)N * O, m->h2, NULL, err));
-  CG_TRY(gemm(m, N, O, O, m->h2, O, 1, d->w3, O, 1, m->y, 0.0f, NULL, err));
-  CG_TRY(cg_mlp_loss_dy(&m->ew, q, (size_t)N * O, m->y, d->t, m->dy, d->loss, keep, NULL, err));
+  CG_TRY(gemm(m, N, H, Din, d->x, Din, 1, d->w1, H, 1, m->h1, 0.0f,
+              launch_event(m, "h1 = x w1", first), err));
+  CG_TRY(cg_mlp_relu(&m->ew, q, (size_t)N * H, m->h1, launch_event(m, "relu h1", NULL), err));
+  CG_TRY(gemm(m, N, O, H, m->h1, H, 1, d->w2, O, 1, m->h2, 0.0f,
+              launch_event(m, "h2 = h1 w2", NULL), err));
+  CG_TRY(cg_mlp_relu(&m->ew, q, (size_t)N * O, m->h2, launch_event(m, "relu h2", NULL), err));
+  CG_TRY(gemm(m, N, O, O, m->h2, O, 1, d->w3, O, 1, m->y, 0.0f,
+              launch_event(m, "y = h2 w3", NULL), err));
+  CG_TRY(cg_mlp_loss_dy(&m->ew, q, (size_t)N * O, m->y, d->t, m->dy, d->loss, keep,
+                        launch_event(m, "loss, dy", NULL), err));
   /* backward: g3 += h2^T dy; dz2 = (dy w3^T) * (h2 > 0); g2 = h1^T dz2;
    * dz1 = (dz2 w2^T) * (h1 > 0); g1 = x^T dz1 */
-  CG_TRY(gemm(m, O, O, N, m->h2, 1, O, m->dy, O, 1, d->g3, 1.0f, NULL, err));
-  CG_TRY(gemm(m, N, O, O, m->dy, O, 1, d->w3, 1, O, m->d2, 0.0f, NULL, err));
-  CG_TRY(cg_mlp_relu_backward(&m->ew, q, (size_t)N * O, m->d2, m->h2, NULL, err));
-  CG_TRY(gemm(m, H, O, N, m->h1, 1, H, m->d2, O, 1, m->g2, 0.0f, NULL, err));
-  CG_TRY(gemm(m, N, H, O, m->d2, O, 1, d->w2, 1, O, m->d1, 0.0f, NULL, err));
-  CG_TRY(cg_mlp_relu_backward(&m->ew, q, (size_t)N * H, m->d1, m->h1, NULL, err));
-  CG_TRY(gemm(m, Din, H, N, d->x, 1, Din, m->d1, H, 1, m->g1, 0.0f, NULL, err));
+  CG_TRY(gemm(m, O, O, N, m->h2, 1, O, m->dy, O, 1, d->g3, 1.0f,
+              launch_event(m, "g3 += h2^T dy", NULL), err));
+  CG_TRY(gemm(m, N, O, O, m->dy, O, 1, d->w3, 1, O, m->d2, 0.0f,
+              launch_event(m, "dy w3^T", NULL), err));
+  CG_TRY(cg_mlp_relu_backward(&m->ew, q, (size_t)N * O, m->d2, m->h2,
+                              launch_event(m, "relu' dz2", NULL), err));
+  CG_TRY(gemm(m, H, O, N, m->h1, 1, H, m->d2, O, 1, m->g2, 0.0f,
+              launch_event(m, "g2 = h1^T dz2", NULL), err));
+  CG_TRY(gemm(m, N, H, O, m->d2, O, 1, d->w2, 1, O, m->d1, 0.0f,
+              launch_event(m, "dz2 w2^T", NULL), err));
+  CG_TRY(cg_mlp_relu_backward(&m->ew, q, (size_t)N * H, m->d1, m->h1,
+                              launch_event(m, "relu' dz1", NULL), err));
+  CG_TRY(gemm(m, Din, H, N, d->x, 1, Din, m->d1, H, 1, m->g1, 0.0f,
+              launch_event(m, "g1 = x^T dz1", NULL), err));
   /* updates */
-  CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)Din * H, lr, m->g1, d->w1, 0, NULL, err));
+  CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)Din * H, lr, m->g1, d->w1, 0,
+                    launch_event(m, "sgd w1", NULL), err));
   CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)H * O, lr, m->g2, d->w2, 0,
-                    d->setup.update_w3 ? NULL : last, err));
-  if (d->setup.update_w3)
-    CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)O * O, lr, d->g3, d->w3, 1, last, err));
+                    launch_event(m, "sgd w2", w3 ? NULL : last), err));
+  if (w3)
+    CG_TRY(cg_mlp_sgd(&m->ew, q, (size_t)O * O, lr, d->g3, d->w3, 1,
+                      launch_event(m, "sgd w3", last), err));
+  if (m->sampling) share_samples(m, from, first, last);
 cleanup:
   return rc;
 }
@@ -272,13 +316,13 @@ cleanup:
   return rc;
 }
 
-static cg_rc fused_small(cl_mlp *m, int keep, cg_error *err) {
+static cg_rc fused_small(cl_mlp *m, int keep, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int k = keep;
   CG_CL(clSetKernelArg, (m->small, 9, sizeof k, &k));
   const size_t local = (size_t)m->cfg.wgb;
   CG_CL(clEnqueueNDRangeKernel,
-        (m->md.queue, m->small, 1, NULL, &local, &local, 0, NULL, NULL));
+        (m->md.queue, m->small, 1, NULL, &local, &local, 0, NULL, ev));
 cleanup:
   return rc;
 }
@@ -362,22 +406,31 @@ static cg_rc cl_mlp_enqueue(void *state, int iters, cg_device_span *span, int *l
   cl_mlp *m = state;
   CG_CHECK(iters >= 1, CG_BAD_INPUT, "mlp enqueue of %d iterations", iters);
   span->begin_at_end = false;
+  drop_samples(m);
   if (m->variant == VARIANT_PER_OP) {
-    for (int i = 0; i < iters; ++i)
+    for (int i = 0; i < iters; ++i) {
+      m->sampling = i == 0; /* events on the first iteration only, so the loop runs unprofiled */
       CG_TRY(per_op_step(m, i == 0, i == 0 ? &span->begin : NULL,
                          i == iters - 1 ? &span->end : NULL, err));
+    }
     *launches = per_op_launches(m);
   } else {
     /* A(forward), then per iteration B and A(backward of it, forward of the next); the last A
      * only finishes the backward part, so the weights are those of `iters` full steps. */
     CG_TRY(fused_wide(m, 0, 1, &span->begin, err));
     for (int i = 0; i < iters; ++i) {
-      CG_TRY(fused_small(m, i == 0, err));
-      CG_TRY(fused_wide(m, 1, i < iters - 1, i == iters - 1 ? &span->end : NULL, err));
+      m->sampling = i == 0;
+      cl_event *last = i == iters - 1 ? &span->end : NULL;
+      CG_TRY(fused_small(m, i == 0, launch_event(m, "B: h2 .. dz2, w3 (one work-group)", NULL),
+                         err));
+      CG_TRY(fused_wide(m, 1, i < iters - 1, launch_event(m, "A: w2, w1 update, next h1", last),
+                        err));
+      if (m->sampling && last) share_samples(m, m->nsampled - 1, NULL, last);
     }
     *launches = 2; /* plus one per enqueue, the closing backward-only launch A */
   }
 cleanup:
+  m->sampling = false;
   return rc;
 }
 
@@ -399,7 +452,23 @@ static cg_rc cl_mlp_download(void *state, cg_mlp_tensors *out, cg_error *err) {
   return cg_mlp_device_download(&m->md, out, err);
 }
 
+static int cl_mlp_kernel_split(void *state, cg_kernel_time *out, int max) {
+  cl_mlp *m = state;
+  const int n = m->nsampled < max ? m->nsampled : max;
+  for (int i = 0; i < n; ++i) out[i].name = m->sampled_name[i];
+  bool ok = cg_kernel_times(m->sampled, n, out);
+  drop_samples(m);
+  return ok ? n : 0;
+}
+
 const cg_mlp_ops cg_cl_mlp_ops = {
-    cl_mlp_variants, cl_mlp_prepare,   cl_mlp_upload,   cl_mlp_enqueue,
-    cl_mlp_finish,   cl_mlp_read_loss, cl_mlp_download, cl_mlp_release,
+    .variants = cl_mlp_variants,
+    .prepare = cl_mlp_prepare,
+    .upload = cl_mlp_upload,
+    .enqueue = cl_mlp_enqueue,
+    .finish = cl_mlp_finish,
+    .read_loss = cl_mlp_read_loss,
+    .download = cl_mlp_download,
+    .release = cl_mlp_release,
+    .kernel_split = cl_mlp_kernel_split,
 };

@@ -166,6 +166,13 @@ static cg_rc clblast_mlp_download(void *state, cg_mlp_tensors *out, cg_error *er
 
 static const char *const clblast_mlp_variants[] = {"sgemm", NULL};
 const cg_mlp_ops cg_clblast_mlp_ops = {
-    clblast_mlp_variants,  clblast_mlp_prepare,   clblast_mlp_upload,   clblast_mlp_enqueue,
-    clblast_mlp_finish,    clblast_mlp_read_loss, clblast_mlp_download, clblast_mlp_release,
+    .variants = clblast_mlp_variants,
+    .prepare = clblast_mlp_prepare,
+    .upload = clblast_mlp_upload,
+    .enqueue = clblast_mlp_enqueue,
+    .finish = clblast_mlp_finish,
+    .read_loss = clblast_mlp_read_loss,
+    .download = clblast_mlp_download,
+    .release = clblast_mlp_release,
+    .kernel_split = NULL, /* CLBlast returns the event of its last kernel only */
 };

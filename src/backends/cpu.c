@@ -224,8 +224,15 @@ static const cg_linear_ops cpu_linear_ops = {
     .release = cpu_linear_release,
 };
 static const cg_mlp_ops cpu_mlp_ops = {
-    cpu_variants,    cpu_mlp_prepare,  cpu_mlp_upload,  cpu_mlp_enqueue, cpu_matmul_finish,
-    cpu_mlp_read_loss, cpu_mlp_download, cpu_mlp_release,
+    .variants = cpu_variants,
+    .prepare = cpu_mlp_prepare,
+    .upload = cpu_mlp_upload,
+    .enqueue = cpu_mlp_enqueue,
+    .finish = cpu_matmul_finish,
+    .read_loss = cpu_mlp_read_loss,
+    .download = cpu_mlp_download,
+    .release = cpu_mlp_release,
+    .kernel_split = NULL, /* no kernels */
 };
 
 static const cg_matmul_ops cpu_matmul_ops = {

@@ -178,6 +178,18 @@ static void verify(const cg_mlp_config *cfg, const mlp_data *d, cg_record *rec) 
                          rec->verify_tolerance);
 }
 
+/* Add one sampled iteration's launches to the record's split (summed; divided by the number of
+ * samples at the end). A sample whose launches differ from the first one's is left out. */
+static void add_split(cg_record *rec, int n, const cg_kernel_time *sample, int *runs) {
+  if (n <= 0 || (rec->nsplit && n != rec->nsplit)) return;
+  if (!rec->nsplit) {
+    for (int k = 0; k < n; ++k) rec->split[k] = (cg_kernel_time){sample[k].name, 0};
+    rec->nsplit = n;
+  }
+  for (int k = 0; k < n; ++k) rec->split[k].ms += sample[k].ms;
+  (*runs)++;
+}
+
 static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, const char *variant,
                        const cg_device_info *info, mlp_data *d, cg_record *rec) {
   cg_error error = {0}, *err = &error;
@@ -188,6 +200,8 @@ static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, cons
   const cg_mlp_ops *ops = backend->mlp;
   const cg_mlp_setup setup = {cfg->shape, (float)cfg->lr, cfg->update_w3};
   const int nchunks = chunk_count(cfg);
+  cg_kernel_time sample[CG_MAX_SPLIT];
+  int nsplit_runs = 0;
 
   rec->losses = calloc((size_t)nchunks, sizeof *rec->losses);
   CG_CHECK(rec->losses, CG_ERROR, "out of memory");
@@ -223,8 +237,12 @@ static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, cons
     run_timer_end(&timer, rc == CG_OK ? kind : RUN_UNTIMED, iters, &span);
     if (rc != CG_OK) goto cleanup;
     rec->losses[rec->nlosses++] = loss;
+    if (kind == RUN_STEADY && ops->kernel_split) add_split(rec, ops->kernel_split(state, sample,
+                                                                                    CG_MAX_SPLIT),
+                                                           sample, &nsplit_runs);
   }
   run_timer_close(&timer);
+  for (int k = 0; k < rec->nsplit; ++k) rec->split[k].ms /= nsplit_runs;
 
   t0 = cg_now_ns();
   CG_TRY(ops->download(state, &d->out, err));
