@@ -459,12 +459,19 @@ static const cg_record *reference_for(const cg_report *report, const cg_record *
   return NULL;
 }
 
+/* "backend/variant", with "/transfer" where the record has one. */
+static const char *record_name(const cg_record *r, char *buf, size_t size) {
+  snprintf(buf, size, "%s/%s%s%s", r->backend, r->variant, r->transfer[0] ? "/" : "", r->transfer);
+  return buf;
+}
+
 static void print_summary(const cg_report *report, const cg_record *r, FILE *out) {
+  char name[80];
   double cold = r->init_ms + (isfinite(r->compile_ms) ? r->compile_ms : 0) + r->upload_ms +
                 r->first.complete_ms;
   double steady = per_iter(r->steady_complete.median, r->iters_per_run);
-  fprintf(out, "  %s/%s: run 0 took %.1f ms, of which context %.1f ms, ", r->backend, r->variant,
-          cold, r->init_ms);
+  fprintf(out, "  %s: run 0 took %.1f ms, of which context %.1f ms, ",
+          record_name(r, name, sizeof name), cold, r->init_ms);
   if (isfinite(r->compile_ms))
     fprintf(out, "compile %.1f ms, upload %.1f ms, first run %.1f ms", r->compile_ms,
             r->upload_ms, r->first.complete_ms);
@@ -522,10 +529,9 @@ static void print_losses(const cg_report *report, FILE *out) {
       fprintf(out, "\nloss of %s\n%10s", r->workload, r->loss_unit);
     for (int j = i; j < report->count; ++j) {
       const cg_record *c = &report->records[j];
-      char name[64];
-      snprintf(name, sizeof name, "%s/%s%s%s", c->backend, c->variant, c->transfer[0] ? "/" : "",
-               c->transfer);
-      if (c->nlosses && same_block(c, r)) fprintf(out, "  %18.18s", name);
+      char name[80];
+      if (c->nlosses && same_block(c, r))
+        fprintf(out, "  %18.18s", record_name(c, name, sizeof name));
     }
     fputc('\n', out);
     for (int k = 0; k < r->nlosses; ++k) {
@@ -581,11 +587,13 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     if (r->status == CG_STATUS_OK && r->host_backend) continue;
     if (!any_note) fputs("\nnotes:\n", out);
     any_note = true;
+    char name[80];
     if (r->status != CG_STATUS_OK)
-      fprintf(out, "  %s/%s: %s: %s\n", r->backend, r->variant, cg_status_name(r->status),
+      fprintf(out, "  %s: %s: %s\n", record_name(r, name, sizeof name), cg_status_name(r->status),
               r->reason);
     else
-      fprintf(out, "  %s/%s: device time n/a: %s\n", r->backend, r->variant, r->device_time_why);
+      fprintf(out, "  %s: device time n/a: %s\n", record_name(r, name, sizeof name),
+              r->device_time_why);
   }
 
   print_losses(report, out);
