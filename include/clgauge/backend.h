@@ -135,6 +135,7 @@ typedef struct cg_linear_epoch_times {
   double upload_ms;  /* device time of the batch uploads, summed */
   double compute_ms; /* device time of the kernels, summed */
   double span_ms;    /* from the first command's start to the last one's end */
+  double hidden_ms;  /* upload time during which a kernel was running (overlap) */
 } cg_linear_epoch_times;
 
 typedef struct cg_linear_ops {

@@ -357,34 +357,68 @@ cleanup:
   return rc;
 }
 
+/* Device time during which upload [u0, u1) overlapped any kernel of k0/k1 (n kernels, each queue
+ * in order, so the kernel intervals are sorted and disjoint). *from walks forward with the
+ * uploads, which are in order too. */
+static cl_ulong overlap(cl_ulong u0, cl_ulong u1, const cl_ulong *k0, const cl_ulong *k1, int n,
+                        int *from) {
+  while (*from < n && k1[*from] <= u0) ++*from;
+  cl_ulong sum = 0;
+  for (int i = *from; i < n && k0[i] < u1; ++i) {
+    cl_ulong a = k0[i] > u0 ? k0[i] : u0, b = k1[i] < u1 ? k1[i] : u1;
+    if (b > a) sum += b - a;
+  }
+  return sum;
+}
+
 cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_error *err) {
+  cg_rc rc = CG_OK;
   cg_cl_linear *l = state;
-  times->upload_ms = times->compute_ms = times->span_ms = NAN;
-  if (l->info->profiling && l->nevents > 0) {
-    cl_ulong first = (cl_ulong)-1, last = 0, sum[2] = {0, 0};
-    bool ok = true;
-    for (int i = 0; i < l->nevents && ok; ++i) {
-      cl_ulong t0 = 0, t1 = 0;
-      if (!l->events[i]) continue;
-      ok = clGetEventProfilingInfo(l->events[i], CL_PROFILING_COMMAND_START, sizeof t0, &t0,
-                                   NULL) == CL_SUCCESS &&
-           clGetEventProfilingInfo(l->events[i], CL_PROFILING_COMMAND_END, sizeof t1, &t1,
-                                   NULL) == CL_SUCCESS &&
-           t1 >= t0;
-      if (!ok) break;
-      sum[l->kinds[i]] += t1 - t0;
-      if (t0 < first) first = t0;
-      if (t1 > last) last = t1;
-    }
-    /* A span under 100 ns means placeholder stamps (rusticl), as in src/timing.c. */
-    if (ok && last > first && last - first >= 100) {
-      times->upload_ms = (double)sum[CG_CL_LINEAR_UPLOAD] / 1e6;
-      times->compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / 1e6;
-      times->span_ms = (double)(last - first) / 1e6;
+  cl_ulong *t0 = NULL, *t1 = NULL, *k0 = NULL, *k1 = NULL;
+  times->upload_ms = times->compute_ms = times->span_ms = times->hidden_ms = NAN;
+  if (!l->info->profiling || l->nevents == 0) goto cleanup;
+  t0 = malloc((size_t)l->nevents * sizeof *t0);
+  t1 = malloc((size_t)l->nevents * sizeof *t1);
+  k0 = malloc((size_t)l->nevents * sizeof *k0);
+  k1 = malloc((size_t)l->nevents * sizeof *k1);
+  CG_CHECK(t0 && t1 && k0 && k1, CG_ERROR, "out of memory");
+  cl_ulong first = (cl_ulong)-1, last = 0, sum[2] = {0, 0};
+  int nk = 0;
+  for (int i = 0; i < l->nevents; ++i) {
+    t0[i] = t1[i] = 0;
+    if (!l->events[i]) continue;
+    if (clGetEventProfilingInfo(l->events[i], CL_PROFILING_COMMAND_START, sizeof t0[i], &t0[i],
+                                NULL) != CL_SUCCESS ||
+        clGetEventProfilingInfo(l->events[i], CL_PROFILING_COMMAND_END, sizeof t1[i], &t1[i],
+                                NULL) != CL_SUCCESS ||
+        t1[i] < t0[i])
+      goto cleanup; /* no usable stamps: the times stay NAN */
+    sum[l->kinds[i]] += t1[i] - t0[i];
+    if (t0[i] < first) first = t0[i];
+    if (t1[i] > last) last = t1[i];
+    if (l->kinds[i] == CG_CL_LINEAR_KERNEL) {
+      k0[nk] = t0[i];
+      k1[nk++] = t1[i];
     }
   }
+  /* A span under 100 ns means placeholder stamps (rusticl), as in src/timing.c. */
+  if (last <= first || last - first < 100) goto cleanup;
+  cl_ulong hidden = 0;
+  int from = 0;
+  for (int i = 0; i < l->nevents; ++i)
+    if (l->events[i] && l->kinds[i] == CG_CL_LINEAR_UPLOAD)
+      hidden += overlap(t0[i], t1[i], k0, k1, nk, &from);
+  times->upload_ms = (double)sum[CG_CL_LINEAR_UPLOAD] / 1e6;
+  times->compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / 1e6;
+  times->span_ms = (double)(last - first) / 1e6;
+  times->hidden_ms = (double)hidden / 1e6;
+cleanup:
+  free(t0);
+  free(t1);
+  free(k0);
+  free(k1);
   release_events(l);
-  return CG_OK;
+  return rc;
 }
 
 cg_rc cg_cl_linear_download(void *state, cg_linear_tensors *out, cg_error *err) {

@@ -182,20 +182,19 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median per batch of the steady epochs' upload and compute device times, and the share of the
- * upload that overlapped compute: (upload + compute - span) / upload. */
-static void transfer_split(cg_record *rec, const double *spans, int batches) {
+/* Median per batch of the steady epochs' upload and compute device times, and the median share
+ * of the upload time during which a kernel ran. */
+static void transfer_split(cg_record *rec, const double *hidden_ms, int batches) {
   double *up = malloc(3 * (size_t)(rec->nruns + 1) * sizeof *up);
   if (!up) return;
   double *comp = up + rec->nruns + 1, *hidden = comp + rec->nruns + 1;
   int n = 0;
   for (int i = 1; i < rec->nruns; ++i) {
     const cg_run_sample *r = &rec->runs[i];
-    if (!isfinite(r->upload_ms) || !isfinite(r->compute_ms) || !isfinite(spans[i])) continue;
+    if (!isfinite(r->upload_ms) || !isfinite(r->compute_ms) || !isfinite(hidden_ms[i])) continue;
     up[n] = r->upload_ms / batches;
     comp[n] = r->compute_ms / batches;
-    double h = r->upload_ms > 0 ? (r->upload_ms + r->compute_ms - spans[i]) / r->upload_ms : NAN;
-    hidden[n] = h < 0 ? 0 : h > 1 ? 1 : h;
+    hidden[n] = r->upload_ms > 0 ? hidden_ms[i] / r->upload_ms : 0;
     n++;
   }
   if (n > 0) {
@@ -221,10 +220,10 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
   const cg_linear_shape s = cfg->shape;
   const cg_linear_setup setup = {s, (float)cfg->lr, transfer};
   const int batches = (s.samples + s.batch - 1) / s.batch;
-  double *spans = calloc((size_t)cfg->epochs, sizeof *spans);
+  double *hidden = calloc((size_t)cfg->epochs, sizeof *hidden);
 
   rec->losses = calloc((size_t)cfg->epochs, sizeof *rec->losses);
-  CG_CHECK(rec->losses && spans, CG_ERROR, "out of memory");
+  CG_CHECK(rec->losses && hidden, CG_ERROR, "out of memory");
   rec->loss_every = 1;
   rec->loss_unit = "epoch";
   if (backend->uses_opencl && !d->have_ref) CG_TRY(compute_reference(cfg, d, err));
@@ -246,7 +245,7 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
     if (e == 1) run_timer_steady_begin(&timer);
     cg_device_span span = {0};
     double loss = NAN;
-    cg_linear_epoch_times times = {NAN, NAN, NAN};
+    cg_linear_epoch_times times = {NAN, NAN, NAN, NAN};
     run_timer_begin(&timer);
     rc = ops->enqueue_epoch(state, d->orders + (size_t)e * s.samples, &span,
                             &rec->launches_per_iter, err);
@@ -259,10 +258,10 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
     rec->losses[rec->nlosses++] = loss;
     rec->runs[rec->nruns - 1].upload_ms = times.upload_ms;
     rec->runs[rec->nruns - 1].compute_ms = times.compute_ms;
-    spans[rec->nruns - 1] = times.span_ms;
+    hidden[rec->nruns - 1] = times.hidden_ms;
   }
   run_timer_close(&timer);
-  transfer_split(rec, spans, batches);
+  transfer_split(rec, hidden, batches);
 
   cg_linear_tensors out = {NULL, NULL, d->out_w, d->out_b};
   t0 = cg_now_ns();
@@ -283,7 +282,7 @@ cleanup:
   if (timer.rec) run_timer_close(&timer);
   if (state) ops->release(state);
   cg_device_close(dev);
-  free(spans);
+  free(hidden);
 }
 
 static bool supports(const cg_linear_ops *ops, cg_transfer t) {
