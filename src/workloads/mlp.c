@@ -76,15 +76,17 @@ cg_rc cg_mlp_validate(const cg_mlp_config *cfg, const cg_device_info *device, cg
       double bytes = 4 * tensors[i].elems;
       total += bytes;
       CG_CHECK(bytes <= (double)device->max_alloc, CG_BAD_INPUT,
-               "model %dx%dx%dx%d: %s needs %.3g GiB, device '%s' allows %.3g GiB per "
-               "allocation",
+               "--batch %d --din %d --hidden %d --dout %d: %s needs %.3g GiB, device '%s' "
+               "allows %.3g GiB per allocation",
                s.batch, s.din, s.hidden, s.dout, tensors[i].name, gib(bytes), device->name,
                gib((double)device->max_alloc));
     }
     /* w1's gradient doubles the largest tensor; the rest are small */
     total += 4 * D * H;
     CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
-             "model %dx%dx%dx%d: the tensors need %.3g GiB, device '%s' has %.3g GiB", s.batch,
+             "--batch %d --din %d --hidden %d --dout %d: the tensors need %.3g GiB, device '%s' "
+             "has %.3g GiB",
+             s.batch,
              s.din, s.hidden, s.dout, gib(total), device->name, gib((double)device->global_mem));
   }
 cleanup:
