@@ -2,7 +2,8 @@
  * row-major, OpenCL C 1.1. Two sets:
  *  - per-op: a strided matrix product and small elementwise kernels, launched one per operation
  *    as an eager framework does (the clblast backend uses the elementwise ones next to CLBlast);
- *  - fused (built with -DMLP_FUSED and the shape as macros): two launches per iteration.
+ *  - fused (built with -DMLP_FUSED and the shape as macros): two or three launches per iteration
+ *    (see the MLP_FUSED section for which and why).
  * Build options of the per-op set: -DTS=<n>, the edge of mlp_gemm's square work-group. */
 
 #ifndef TS
@@ -89,169 +90,263 @@ __kernel void mlp_loss_dy(const int count, __global const float *y, __global con
 }
 
 #ifdef MLP_FUSED
-/* The fused step: two launches per iteration, no device-wide barrier.
+/* The fused step: two or three launches per iteration, no device-wide barrier (OpenCL 1.2 cannot
+ * provide one portably: work-groups need not be co-resident), so every sum that crosses
+ * work-groups ends a launch.
  *
- * Why two: h2 = relu(h1 w2) sums over all H columns of h1, and every later quantity (y, loss,
- * dy, dz2, then dz1, g1, g2) depends on h2; without a device-wide barrier, which OpenCL 1.2 cannot
- * provide portably (work-groups need not be co-resident), the sum over H needs the end of a launch.
- * Everything else is column-local in H:
- *  - h1[:,j] needs only column j of w1;
- *  - dz1[:,j] = (dz2 w2[j,:]^T) * (h1[:,j] > 0), g2[j,:] = h1[:,j]^T dz2, and
- *    g1[:,j] = x^T dz1[:,j] need only column j of h1 and w1 and row j of w2, besides x and the
- *    small dz2 (N x O);
- *  - the partial products h1[:,J] w2[J,:] of a column block J can be summed later.
- * So launch A ("wide", one work-group per block J of BN columns) runs, for its columns, the
- * backward part of the previous iteration (dz1, g2 and the w2 update, then g1 and the w1 update)
- * followed by this iteration's forward part (h1 and the partial products for h2), reading each
- * element of w1 once and writing it once; launch B ("small", one work-group) sums the partials and
- * does the N x O and O x O rest: h2, y, loss, dy, g3, dz2 and the w3 update. A batch of k
- * iterations is A(forward only), B, then k-1 times A(backward+forward), B, and a last
- * A(backward only): 2k + 1 launches, and the weights after it are those of k full steps.
+ * Launch A ("wide", 2-D): a work-group owns a column block J of w1 (BJ columns) and TPG
+ * consecutive row tiles I of it (BI rows each). For each tile it runs the backward part of the
+ * previous iteration, g1 = x[:,I]^T dz1[:,J] (K = NB) and w1[I,J] -= lr g1, then this
+ * iteration's forward part, the partial product x[:,I] w1[I,J] (NB x BJ, K = BI), summed over its
+ * tiles in registers and written to `part` for its row group. Each element of w1 is read and
+ * written once per iteration; x and dz1 go through local memory in chunks of KC, and each
+ * work-item keeps an RM x RN block of g1 and an RM2 x RN block of the partial product.
+ * h1 = relu(sum over the row groups of the partials) needs all row groups, so it ends launch A.
  *
- * Shape and blocking macros (set by src/backends/cl_mlp.c):
- *   NB, DIN, HID, DOUT  the shape; GROUPS = ceil(HID / BN)
- *   TXC x TYR = WG      work-items of launch A; TXC across columns, TYR across rows
- *   TN                  columns per work-item: BN = TXC * TN
- *   TM                  batch rows per work-item in the forward product: NBP = TYR * TM >= NB
- *   GK                  rows of w1 per work-item in the g1 tile: BK = TYR * GK rows per tile
- *   WGB                 work-items of launch B, a power of two */
-#define BN (TXC * TN)
-#define BK (TYR * GK)
-#define NBP (TYR * TM)
-#define WG (TXC * TYR)
+ * Then either
+ *  - two launches (THREE == 0, the partials small enough for one work-group): launch B ("small",
+ *    one work-group) sums the partials into h1, and runs h2, y, loss, dy, g3, dz2, w3, then
+ *    dz1 = (dz2 w2^T) * (h1 > 0) and g2 = h1^T dz2 and the w2 update (after dz1 has read w2);
+ *  - or three (THREE == 1, large partials, or a large H): launch R ("reduce", wide, a work-group
+ *    per column block) first finishes the previous iteration's w2 update for its rows of w2
+ *    (g2 = h1^T dz2, after launch A has read w2 for dz1), then sums the partials into h1 and
+ *    writes the block's share of h1 w2; launch B sums those into h2 and runs the N x O part
+ *    (h2, y, loss, dy, g3, dz2, w3); dz1 is left to launch A, each work-group computing its own
+ *    columns from h1, dz2 and w2 (DZ1A == 1), which costs DOUT / (2 BI) of A's arithmetic. So the
+ *    one work-group of B never touches an N x H or H x O array: on a GPU a single work-group
+ *    streaming those takes hundreds of microseconds at H = 5000.
+ * With two launches DZ1A may be set too (B then keeps the w2 of dz1 in w2p for launch A).
+ * A batch of k iterations is A(forward only), then k times [R,] B, A(backward [+ forward of the
+ * next iteration]); the last A only finishes the backward part, and with three launches a last
+ * R(w2 update only) follows it, so the weights after the batch are those of k full steps. Barriers stay outside conditionals, even uniform ones, which some drivers
+ * mishandle; the flags only gate the work between them.
+ *
+ * Macros (set by src/backends/cl_mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
+ * RM, RN, RM2, KC, TPG as above; RGROUPS the row groups of A (partials); NCH = ceil(NB / NC);
+ * THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and column blocks;
+ * WGB: work-items of launch B, a power of two. */
+#define BI (TY * RM)
+#define BJ (TX * RN)
+#define NC (TY * RM2)
+#define WGA (TX * TY)
+#define LDA (BI > NC ? BI : NC)
 
-__kernel __attribute__((reqd_work_group_size(WG, 1, 1))) void
-mlp_fused_wide(__global const float *x, __global float *w1, __global float *w2,
-               __global float *h1, __global const float *dz2, __global float *part,
-               const float lr, const int backward, const int forward) {
-  __local float Xs[NBP][BK + 1]; /* x[:, k0:k0+BK]; +1 keeps column reads off one bank */
-  __local float Ws[BK][BN];      /* the updated w1[k0:k0+BK, J] */
-  __local float Ds[NBP][BN];     /* dz1[:, J] during the backward part, then relu(h1)[:, J] */
+__kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void
+mlp_fused_wide(__global const float *x, __global float *w1, __global const float *dz1,
+               __global const float *h1, __global const float *dz2, __global const float *w2p,
+               __global float *part, const float lr, const int backward, const int forward) {
+  __local float As[KC][LDA + 1]; /* x[n0+k][i0+i] (g1), then x[n0+n][i0+k0+k] as As[k][n] */
+  __local float Bs[KC][BJ];      /* dz1[n0+k][j0+j] (g1), then w1[i0+k0+k][j0+j] */
   const int t = get_local_id(0);
-  const int tx = t % TXC, ty = t / TXC;
-  const int j0 = get_group_id(0) * BN;
+  const int tx = t % TX, ty = t / TX;
+  const int j0 = get_group_id(0) * BJ;
+  const int rg = get_group_id(1);
 
-  if (backward) {
-    /* dz1 with w2 and h1 as the previous iteration left them. */
-    for (int q = t; q < NBP * BN; q += WG) {
-      const int n = q / BN, j = q % BN, col = j0 + j;
-      float d = 0.0f;
-      if (n < NB && col < HID && h1[n * HID + col] > 0.0f) {
-        for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[col * DOUT + o];
-      }
-      Ds[n][j] = d;
-    }
-  }
-  /* Barriers stay outside conditionals, even uniform ones, which some drivers mishandle. */
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  if (backward) {
-    /* g2[J,:] and the update of the rows of w2 that this work-group alone reads. */
-    for (int q = t; q < BN * DOUT; q += WG) {
-      const int j = q / DOUT, o = q % DOUT, col = j0 + j;
-      if (col < HID) {
-        float g = 0.0f;
-        for (int n = 0; n < NB; ++n) g += h1[n * HID + col] * dz2[n * DOUT + o];
-        w2[col * DOUT + o] -= lr * g;
-      }
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  float acc2[RM2][RN];
+  for (int r = 0; r < RM2; ++r)
+    for (int c = 0; c < RN; ++c) acc2[r][c] = 0.0f;
 
-  float acc[TM][TN];
-  for (int i = 0; i < TM; ++i)
-    for (int jj = 0; jj < TN; ++jj) acc[i][jj] = 0.0f;
-
-  for (int k0 = 0; k0 < DIN; k0 += BK) {
-    for (int q = t; q < NBP * BK; q += WG) {
-      const int n = q / BK, kk = q % BK;
-      Xs[n][kk] = (n < NB && k0 + kk < DIN) ? x[n * DIN + k0 + kk] : 0.0f;
-    }
-    if (!backward) {
-      for (int q = t; q < BK * BN; q += WG) {
-        const int kk = q / BN, j = q % BN;
-        Ws[kk][j] = (k0 + kk < DIN && j0 + j < HID) ? w1[(k0 + kk) * HID + j0 + j] : 0.0f;
+  for (int tile = 0; tile < TPG; ++tile) {
+    const int i0 = (rg * TPG + tile) * BI;
+    /* g1 tile and the w1 update, in registers */
+    float acc1[RM][RN];
+    for (int r = 0; r < RM; ++r)
+      for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
+    for (int n0 = 0; n0 < NB; n0 += KC) {
+      if (backward) {
+        for (int q = t; q < KC * BI; q += WGA) {
+          const int k = q / BI, i = q % BI;
+          As[k][i] = (n0 + k < NB && i0 + i < DIN) ? x[(n0 + k) * DIN + i0 + i] : 0.0f;
+        }
+        for (int q = t; q < KC * BJ; q += WGA) {
+          const int k = q / BJ, j = q % BJ, n = n0 + k, col = j0 + j;
+          float d = 0.0f;
+#if DZ1A
+          if (n < NB && col < HID && h1[n * HID + col] > 0.0f)
+            for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2p[col * DOUT + o];
+#else
+          if (n < NB && col < HID) d = dz1[n * HID + col];
+#endif
+          Bs[k][j] = d;
+        }
       }
+      barrier(CLK_LOCAL_MEM_FENCE);
+      if (backward) {
+        for (int k = 0; k < KC; ++k) {
+          float a[RM], b[RN];
+          for (int r = 0; r < RM; ++r) a[r] = As[k][ty + r * TY];
+          for (int c = 0; c < RN; ++c) b[c] = Bs[k][tx + c * TX];
+          for (int r = 0; r < RM; ++r)
+            for (int c = 0; c < RN; ++c) acc1[r][c] += a[r] * b[c];
+        }
+      }
+      barrier(CLK_LOCAL_MEM_FENCE);
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
     if (backward) {
-      /* g1 tile = x[:, k0:k0+BK]^T dz1[:, J], then w1 -= lr g1 on the work-item's elements. */
-      float g[GK][TN];
-      for (int i = 0; i < GK; ++i)
-        for (int jj = 0; jj < TN; ++jj) g[i][jj] = 0.0f;
-      for (int n = 0; n < NB; ++n) {
-        float a[GK], b[TN];
-        for (int i = 0; i < GK; ++i) a[i] = Xs[n][ty + i * TYR];
-        for (int jj = 0; jj < TN; ++jj) b[jj] = Ds[n][tx + jj * TXC];
-        for (int i = 0; i < GK; ++i)
-          for (int jj = 0; jj < TN; ++jj) g[i][jj] += a[i] * b[jj];
-      }
-      for (int i = 0; i < GK; ++i) {
-        const int kk = ty + i * TYR, row = k0 + kk;
-        for (int jj = 0; jj < TN; ++jj) {
-          const int j = tx + jj * TXC, col = j0 + j;
-          float w = 0.0f;
-          if (row < DIN && col < HID) {
-            w = w1[row * HID + col] - lr * g[i][jj];
-            w1[row * HID + col] = w;
-          }
-          Ws[kk][j] = w;
+      for (int r = 0; r < RM; ++r) {
+        const int row = i0 + ty + r * TY;
+        for (int c = 0; c < RN; ++c) {
+          const int col = j0 + tx + c * TX;
+          if (row < DIN && col < HID) w1[row * HID + col] -= lr * acc1[r][c];
         }
       }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (forward) {
-      for (int kk = 0; kk < BK; ++kk) {
-        float a[TM], b[TN];
-        for (int i = 0; i < TM; ++i) a[i] = Xs[ty + i * TYR][kk];
-        for (int jj = 0; jj < TN; ++jj) b[jj] = Ws[kk][tx + jj * TXC];
-        for (int i = 0; i < TM; ++i)
-          for (int jj = 0; jj < TN; ++jj) acc[i][jj] += a[i] * b[jj];
+    /* the updated w1 tile is read back below by other work-items of this group */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+
+    /* the partial product x[:,I] w1[I,J], in row chunks of NC */
+    for (int ch = 0; ch < NCH; ++ch) {
+      const int n0 = ch * NC;
+      for (int k0 = 0; k0 < BI; k0 += KC) {
+        if (forward) {
+          for (int q = t; q < KC * NC; q += WGA) {
+            const int n = q / KC, k = q % KC, row = n0 + n, i = i0 + k0 + k;
+            As[k][n] = (row < NB && k0 + k < BI && i < DIN) ? x[row * DIN + i] : 0.0f;
+          }
+          for (int q = t; q < KC * BJ; q += WGA) {
+            const int k = q / BJ, j = q % BJ, i = i0 + k0 + k;
+            Bs[k][j] = (k0 + k < BI && i < DIN && j0 + j < HID) ? w1[i * HID + j0 + j] : 0.0f;
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (forward) {
+          for (int k = 0; k < KC; ++k) {
+            float a[RM2], b[RN];
+            for (int r = 0; r < RM2; ++r) a[r] = As[k][ty + r * TY];
+            for (int c = 0; c < RN; ++c) b[c] = Bs[k][tx + c * TX];
+            for (int r = 0; r < RM2; ++r)
+              for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
       }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (forward) {
-    for (int i = 0; i < TM; ++i) {
-      const int n = ty + i * TYR;
-      for (int jj = 0; jj < TN; ++jj) {
-        const int j = tx + jj * TXC;
-        const float v = fmax(acc[i][jj], 0.0f);
-        Ds[n][j] = v;
-        if (n < NB && j0 + j < HID) h1[n * HID + j0 + j] = v;
+      /* with TPG > 1 there is one chunk (NCH == 1) and the sum runs on over the tiles */
+      if (forward && (TPG == 1 || tile == TPG - 1)) {
+        for (int r = 0; r < RM2; ++r) {
+          const int n = n0 + ty + r * TY;
+          for (int c = 0; c < RN; ++c) {
+            const int col = j0 + tx + c * TX;
+            if (n < NB && col < HID) part[(rg * NB + n) * HID + col] = acc2[r][c];
+            acc2[r][c] = 0.0f;
+          }
+        }
       }
-    }
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-  if (forward) {
-    /* This block's share of h1 w2 (w2 rows of J, updated above), summed by launch B. */
-    for (int q = t; q < NB * DOUT; q += WG) {
-      const int n = q / DOUT, o = q % DOUT;
-      float s = 0.0f;
-      for (int j = 0; j < BN && j0 + j < HID; ++j) s += Ds[n][j] * w2[(j0 + j) * DOUT + o];
-      part[(get_group_id(0) * NB + n) * DOUT + o] = s;
     }
   }
 }
 
-/* Launch B: one work-group of WGB work-items. Every sum runs in a fixed order. */
+#if THREE
+/* Launch R: a work-group per RC columns of h1 (all NB rows). First, when `pending`, the w2
+ * update of the previous iteration for its rows of w2 (g2 = h1^T dz2 from the h1 and dz2 that
+ * iteration left, after launch A has read w2 for dz1); then, when `forward`,
+ * h1 = relu(sum of the row groups' partials) and its share of h1 w2 for launch B,
+ * part2[column block][n][o]. When a block has fewer elements than work-items, S work-items share
+ * each element's sum over the row groups. */
+#define RE (NB * RC)
+__kernel __attribute__((reqd_work_group_size(WR, 1, 1))) void
+mlp_fused_reduce(__global const float *part, __global float *w2, __global float *h1,
+                 __global const float *dz2, __global float *part2, const float lr,
+                 const int pending, const int forward) {
+  __local float Hs[NB][RC + 1];
+  __local float red[WR];
+  const int t = get_local_id(0);
+  const int j0 = get_group_id(0) * RC;
+  if (pending) {
+    for (int q = t; q < RE; q += WR) {
+      const int n = q / RC, j = q % RC;
+      Hs[n][j] = j0 + j < HID ? h1[n * HID + j0 + j] : 0.0f;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (pending) {
+    for (int q = t; q < RC * DOUT; q += WR) {
+      const int j = q / DOUT, o = q % DOUT;
+      if (j0 + j < HID) {
+        float g = 0.0f;
+        for (int n = 0; n < NB; ++n) g += Hs[n][j] * dz2[n * DOUT + o];
+        w2[(j0 + j) * DOUT + o] -= lr * g;
+      }
+    }
+  }
+  /* the updated rows of w2 are read below by other work-items of this group */
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  const int S = RE < WR ? WR / RE : 1;
+  if (forward && RE < WR) {
+    const int slice = t / RE, q = t % RE, n = q / RC, col = j0 + q % RC;
+    float s = 0.0f;
+    if (slice < S && col < HID)
+      for (int g = slice; g < RGROUPS; g += S) s += part[(g * NB + n) * HID + col];
+    red[t] = s;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (forward) {
+    for (int q = t; q < RE; q += WR) {
+      const int n = q / RC, j = q % RC, col = j0 + j;
+      float v = 0.0f;
+      if (col < HID) {
+        float s = 0.0f;
+        if (RE < WR) {
+          for (int k = 0; k < S; ++k) s += red[k * RE + q];
+        } else {
+          for (int g = 0; g < RGROUPS; ++g) s += part[(g * NB + n) * HID + col];
+        }
+        v = fmax(s, 0.0f);
+        h1[n * HID + col] = v;
+      }
+      Hs[n][j] = v;
+    }
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (forward) {
+    for (int q = t; q < NB * DOUT; q += WR) {
+      const int n = q / DOUT, o = q % DOUT;
+      float s = 0.0f;
+      for (int j = 0; j < RC && j0 + j < HID; ++j) s += Hs[n][j] * w2[(j0 + j) * DOUT + o];
+      part2[(get_group_id(0) * NB + n) * DOUT + o] = s;
+    }
+  }
+}
+#endif
+
+/* Launch B: one work-group of WGB work-items. Every sum runs in a fixed order. `sums` is A's
+ * partials (THREE == 0) or R's part2 (THREE == 1). */
 __kernel __attribute__((reqd_work_group_size(WGB, 1, 1))) void
-mlp_fused_small(__global const float *part, __global const float *t, __global float *w3,
+mlp_fused_small(__global const float *sums, __global float *h1, __global float *w2,
+                __global float *w2p, __global const float *t, __global float *w3,
                 __global float *g3, __global float *h2, __global float *dy, __global float *dz2,
-                __global float *loss, const float lr, const int keep, const int update_w3) {
+                __global float *dz1, __global float *loss, const float lr, const int keep,
+                const int update_w3) {
   __local float red[WGB];
   const int l = get_local_id(0);
   const int NO = NB * DOUT;
-
-  /* h2 = relu(sum of the partial products over the column blocks). When there are fewer
-   * outputs than work-items, S work-items share each output's sum, then add their parts. */
+  /* When there are fewer outputs of h2 than work-items, S work-items share each output's sum,
+   * then add their parts. */
   const int S = NO < WGB ? WGB / NO : 1;
+#if THREE
+  /* h2 = relu(sum of R's column-block shares of h1 w2) */
   if (NO < WGB) {
     const int slice = l / NO, q = l % NO;
     float s = 0.0f;
     if (slice < S)
-      for (int g = slice; g < GROUPS; g += S) s += part[g * NO + q];
+      for (int g = slice; g < RCB; g += S) s += sums[g * NO + q];
     red[l] = s;
   }
+#else
+  /* h1 = relu(sum of A's row-group partials), then h2 = relu(h1 w2) */
+  for (int q = l; q < NB * HID; q += WGB) {
+    float s = 0.0f;
+    for (int g = 0; g < RGROUPS; ++g) s += sums[g * NB * HID + q];
+    h1[q] = fmax(s, 0.0f);
+  }
+  barrier(CLK_GLOBAL_MEM_FENCE);
+  if (NO < WGB) {
+    const int slice = l / NO, q = l % NO, n = q / DOUT, o = q % DOUT;
+    float s = 0.0f;
+    if (slice < S)
+      for (int j = slice; j < HID; j += S) s += h1[n * HID + j] * w2[j * DOUT + o];
+    red[l] = s;
+  }
+#endif
   barrier(CLK_LOCAL_MEM_FENCE);
   if (NO < WGB) {
     if (l < NO) {
@@ -262,7 +357,12 @@ mlp_fused_small(__global const float *part, __global const float *t, __global fl
   } else {
     for (int q = l; q < NO; q += WGB) {
       float z = 0.0f;
-      for (int g = 0; g < GROUPS; ++g) z += part[g * NO + q];
+#if THREE
+      for (int g = 0; g < RCB; ++g) z += sums[g * NO + q];
+#else
+      const int n = q / DOUT, o = q % DOUT;
+      for (int j = 0; j < HID; ++j) z += h1[n * HID + j] * w2[j * DOUT + o];
+#endif
       h2[q] = fmax(z, 0.0f);
     }
   }
@@ -306,5 +406,29 @@ mlp_fused_small(__global const float *part, __global const float *t, __global fl
       g3[q] = 0.0f;
     }
   }
+#if DZ1A && !THREE
+  /* launch A computes dz1 from w2 as it is now: keep it */
+  for (int q = l; q < HID * DOUT; q += WGB) w2p[q] = w2[q];
+#endif
+#if !DZ1A
+  /* dz1 = (dz2 w2^T) * (h1 > 0), with w2 before its update */
+  for (int q = l; q < NB * HID; q += WGB) {
+    const int n = q / HID, j = q % HID;
+    float d = 0.0f;
+    if (h1[q] > 0.0f)
+      for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[j * DOUT + o];
+    dz1[q] = d;
+  }
+#endif
+  barrier(CLK_GLOBAL_MEM_FENCE);
+#if !THREE
+  /* g2 = h1^T dz2; w2 -= lr g2 (with three launches, launch R does it after launch A) */
+  for (int q = l; q < HID * DOUT; q += WGB) {
+    const int j = q / DOUT, o = q % DOUT;
+    float g = 0.0f;
+    for (int n = 0; n < NB; ++n) g += h1[n * HID + j] * dz2[n * DOUT + o];
+    w2[q] -= lr * g;
+  }
+#endif
 }
 #endif

@@ -1,5 +1,6 @@
 /* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
- * per operation as an eager framework issues them, and "fused", two launches per iteration. */
+ * per operation as an eager framework issues them, and "fused", two or three launches per
+ * iteration. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,13 @@
 enum { VARIANT_PER_OP, VARIANT_FUSED };
 enum { MAX_SAMPLED = 20 };
 
-/* Blocking of the fused kernels; the macros of the same names in cl/mlp.cl. */
+/* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. */
 typedef struct fused_config {
-  int txc, tyr, tn, tm, gk, wgb;
-  int groups; /* work-groups of launch A: ceil(hidden / (txc * tn)) */
+  int tx, ty, rm, rn, rm2, kc, tpg; /* launch A: work-items, register blocks, chunk, tiles */
+  int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
+  int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
+  int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
+  int wgb;                          /* launch B's work-items */
 } fused_config;
 
 typedef struct cl_mlp {
@@ -29,9 +33,9 @@ typedef struct cl_mlp {
   size_t ts;
   cl_mem h1, h2, y, dy, d2, d1, g1, g2;
   /* fused */
-  cl_kernel wide, small;
+  cl_kernel wide, reduce, small;
   fused_config cfg;
-  cl_mem dz2, part;
+  cl_mem dz2, dz1, w2p, part, part2;
   /* the launches of the first iteration of the last enqueue, with events, for kernel_split */
   bool sampling;
   int nsampled;
@@ -66,10 +70,11 @@ static void cl_mlp_release(void *state) {
   drop_samples(m);
   cg_mlp_device_release(&m->md);
   cg_mlp_eltwise_release(&m->ew);
-  cl_kernel kernels[] = {m->gemm, m->wide, m->small};
+  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
-  cl_mem bufs[] = {m->h1, m->h2, m->y, m->dy, m->d2, m->d1, m->g1, m->g2, m->dz2, m->part};
+  cl_mem bufs[] = {m->h1,  m->h2,  m->y,   m->dy,   m->d2,   m->d1,
+                   m->g1,  m->g2,  m->dz2, m->dz1,  m->w2p,  m->part, m->part2};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
     if (bufs[i]) clReleaseMemObject(bufs[i]);
   if (m->program) clReleaseProgram(m->program);
@@ -79,12 +84,6 @@ static void cl_mlp_release(void *state) {
 static size_t pow2_floor(size_t v) {
   size_t p = 1;
   while (p * 2 <= v) p *= 2;
-  return p;
-}
-
-static int pow2_ceil(int v) {
-  int p = 1;
-  while (p < v) p *= 2;
   return p;
 }
 
@@ -213,55 +212,103 @@ cleanup:
 
 /* ---- fused ------------------------------------------------------------------------------ */
 
-/* Blocking for launch A within `limit` work-items per group. Columns of w1 are split into
- * blocks of txc*tn; the blocks shrink until there are about two per compute unit (a big GPU
- * needs hundreds of work-groups; the seed shape's H = 128 gives only a few), and the work-items
- * left over go to the batch rows, each keeping tm rows of its columns in registers. */
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* A tuning override from CLGAUGE_MLP_FUSED ("key=value,..."), else `dflt`. */
+static int tune_int(const char *spec, const char *key, int dflt) {
+  if (!spec) return dflt;
+  const size_t len = strlen(key);
+  for (const char *p = spec; *p;) {
+    if (strncmp(p, key, len) == 0 && p[len] == '=') return atoi(p + len + 1);
+    const char *comma = strchr(p, ',');
+    if (!comma) break;
+    p = comma + 1;
+  }
+  return dflt;
+}
+
+/* The blocking of the fused kernels within `limit` work-items per group and the device's local
+ * memory. Launch A: up to 16 x 16 work-items with R x R register blocks, R = 8 (128 x 128 tiles
+ * of w1) where the shape gives enough tiles; R halves until there are at least half as many tiles
+ * as compute units, since a small shape is latency-bound and wants work-groups while a big one
+ * wants register blocking. Then one row tile per work-group (TPG). Then two launches when one work-group can sum the partials quickly (about 64 loads per
+ * work-item), else three. CLGAUGE_MLP_FUSED (keys tx, ty, r, kc, tpg, three, dz1a) overrides
+ * the choices, for tuning on a device; the result stays correct for any valid setting. */
 static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
+  const char *tune = getenv("CLGAUGE_MLP_FUSED");
   const int lim = (int)pow2_floor(limit < 256 ? limit : 256);
-  const int target = 2 * (int)(info->compute_units ? info->compute_units : 1);
-  c->txc = lim < 16 ? lim : 16;
-  c->tn = 2;
-  while (c->txc * c->tn > 1 && (s.hidden + c->txc * c->tn - 1) / (c->txc * c->tn) < target) {
-    if (c->tn > 1)
-      c->tn = 1;
+  const int cu = info->compute_units ? (int)info->compute_units : 1;
+  const int N = s.batch, Din = s.din, H = s.hidden, O = s.dout;
+  memset(c, 0, sizeof *c);
+  c->tx = c->ty = 16;
+  while (c->tx * c->ty > lim) {
+    if (c->tx >= c->ty)
+      c->tx /= 2;
     else
-      c->txc /= 2;
+      c->ty /= 2;
   }
-  for (;;) {
-    c->tyr = pow2_ceil(s.batch);
-    if (c->tyr > lim / c->txc) c->tyr = lim / c->txc;
-    if (c->tyr > 64) c->tyr = 64;
-    c->tm = (s.batch + c->tyr - 1) / c->tyr;
-    if (c->tm <= 16 || c->txc == 1) break;
-    c->txc /= 2; /* a large batch on few work-items: give the rows more of them */
-  }
-  CG_CHECK(c->tm <= 16, CG_UNSUPPORTED,
-           "variant fused keeps the batch in registers: batch %d needs at most %d on this "
-           "device",
-           s.batch, 16 * c->tyr);
-  c->gk = c->tyr >= 32 ? 1 : 32 / c->tyr;
-  c->wgb = lim;
-  /* Where local memory is short, thinner tiles of w1 first, then narrower column blocks. */
+  c->tx = tune_int(tune, "tx", c->tx);
+  c->ty = tune_int(tune, "ty", c->ty);
+  CG_CHECK(c->tx >= 1 && c->ty >= 1 && c->tx * c->ty <= lim, CG_BAD_INPUT,
+           "CLGAUGE_MLP_FUSED: %d x %d work-items, the fused kernels allow %d here", c->tx, c->ty,
+           lim);
+  int r = 8;
+  while (r > 1 && 2 * ceil_div(Din, c->ty * r) * ceil_div(H, c->tx * r) < cu) r /= 2;
+  r = tune_int(tune, "r", r);
+  CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "CLGAUGE_MLP_FUSED: r=%d", r);
+  const int kc0 = tune_int(tune, "kc", 16);
+  CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "CLGAUGE_MLP_FUSED: kc=%d", kc0);
+  c->kc = kc0;
   size_t local = 0;
   for (;;) {
-    const size_t bn = (size_t)c->txc * c->tn, bk = (size_t)c->tyr * c->gk,
-                 nbp = (size_t)c->tyr * c->tm;
-    local = (nbp * (bk + 1) + bk * bn + nbp * bn) * sizeof(float);
+    c->rm = c->rn = r;
+    c->rm2 = ceil_div(N, c->ty);
+    if (c->rm2 > r) c->rm2 = r;
+    const int bi = c->ty * r, bj = c->tx * r, nc = c->ty * c->rm2;
+    local = (size_t)c->kc * (size_t)((bi > nc ? bi : nc) + 1 + bj) * sizeof(float);
     if (local <= info->local_mem) break;
-    if (c->gk > 1)
-      c->gk /= 2;
-    else if (c->tn > 1)
-      c->tn = 1;
-    else
+    if (c->kc > 1) {
+      c->kc /= 2;
+    } else if (r > 1) {
+      r /= 2;
+      c->kc = kc0;
+    } else {
       break;
+    }
   }
-  c->groups = (s.hidden + c->txc * c->tn - 1) / (c->txc * c->tn);
   CG_CHECK(local <= info->local_mem, CG_UNSUPPORTED,
-           "variant fused needs %zu bytes of local memory for batch %d, the device has %llu",
-           local, s.batch, (unsigned long long)info->local_mem);
+           "variant fused needs %zu bytes of local memory, the device has %llu", local,
+           (unsigned long long)info->local_mem);
+  c->nch = ceil_div(N, c->ty * c->rm2);
+  const int row_tiles = ceil_div(Din, c->ty * c->rm);
+  c->col_blocks = ceil_div(H, c->tx * c->rn);
+  /* More than one tile per work-group cuts the partials but keeps two accumulator blocks live
+   * (slower on an H200 at every setting tried), so one unless tuned. */
+  c->tpg = tune_int(tune, "tpg", 1);
+  CG_CHECK(c->tpg >= 1 && (c->tpg == 1 || c->nch == 1), CG_BAD_INPUT,
+           "CLGAUGE_MLP_FUSED: tpg=%d needs batch <= %d", c->tpg, c->ty * c->rm2);
+  c->rgroups = ceil_div(row_tiles, c->tpg);
+
+  c->wgb = (int)pow2_floor(limit < 1024 ? limit : 1024);
+  c->three = (double)c->rgroups * N * H > 64.0 * c->wgb;
+  c->three = tune_int(tune, "three", c->three) != 0;
+  c->dz1a = tune_int(tune, "dz1a", c->three) != 0;
+  /* launch R: all NB rows of RC columns per work-group, RC small enough for a work-group per
+   * compute unit */
+  c->wr = lim;
+  c->rc = 32;
+  while (c->rc > 1 && ceil_div(H, c->rc) < cu) c->rc /= 2;
+  while (c->rc > 1 && ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) > info->local_mem)
+    c->rc /= 2;
+  if (c->three)
+    CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= info->local_mem,
+             CG_UNSUPPORTED, "variant fused: batch %d is too large for the local memory", N);
+  c->rr = N;
+  c->rcb = ceil_div(H, c->rc);
+  c->rrb = 1;
+  (void)O;
 cleanup:
   return rc;
 }
@@ -277,28 +324,38 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
     CG_TRY(fused_configure(s, info, limit, c, err));
     char options[512];
     snprintf(options, sizeof options,
-             "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DGROUPS=%d -DTXC=%d -DTYR=%d "
-             "-DTN=%d -DTM=%d -DGK=%d -DWGB=%d",
-             s.batch, s.din, s.hidden, s.dout, c->groups, c->txc, c->tyr, c->tn, c->tm, c->gk,
-             c->wgb);
+             "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
+             "-DRM2=%d -DKC=%d -DTPG=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d "
+             "-DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
+             s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
+             c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     CG_TRY(cg_program_build(env->device, env->kernel_dir, "mlp.cl", options, &m->program, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
     CG_CL_CHECK(clCreateKernel, code);
     m->small = clCreateKernel(m->program, "mlp_fused_small", &code);
     CG_CL_CHECK(clCreateKernel, code);
+    if (c->three) {
+      m->reduce = clCreateKernel(m->program, "mlp_fused_reduce", &code);
+      CG_CL_CHECK(clCreateKernel, code);
+    }
     /* As for the matmul kernels: when the built kernels allow fewer work-items than asked for,
      * configure again within what they allow and rebuild. */
-    size_t wg_wide = kernel_wg(m->wide, info), wg_small = kernel_wg(m->small, info);
-    const size_t allowed = wg_wide < wg_small ? wg_wide : wg_small;
-    if (wg_wide >= (size_t)(c->txc * c->tyr) && wg_small >= (size_t)c->wgb) break;
+    const size_t wg_wide = kernel_wg(m->wide, info), wg_small = kernel_wg(m->small, info),
+                 wg_reduce = m->reduce ? kernel_wg(m->reduce, info) : limit;
+    size_t allowed = wg_wide < wg_small ? wg_wide : wg_small;
+    if (wg_reduce < allowed) allowed = wg_reduce;
+    if (wg_wide >= (size_t)(c->tx * c->ty) && wg_small >= (size_t)c->wgb &&
+        wg_reduce >= (size_t)c->wr)
+      break;
     CG_CHECK(allowed >= 1 && allowed < limit, CG_UNSUPPORTED,
-             "fused kernels allow %zu and %zu work-items per group on this device", wg_wide,
-             wg_small);
+             "fused kernels allow %zu, %zu and %zu work-items per group on this device", wg_wide,
+             wg_small, wg_reduce);
     limit = allowed;
     clReleaseKernel(m->wide);
     clReleaseKernel(m->small);
+    if (m->reduce) clReleaseKernel(m->reduce);
     clReleaseProgram(m->program);
-    m->wide = m->small = NULL;
+    m->wide = m->small = m->reduce = NULL;
     m->program = NULL;
   }
 cleanup:
@@ -308,10 +365,25 @@ cleanup:
 static cg_rc fused_wide(cl_mlp *m, int backward, int forward, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int b = backward, f = forward;
-  CG_CL(clSetKernelArg, (m->wide, 7, sizeof b, &b));
-  CG_CL(clSetKernelArg, (m->wide, 8, sizeof f, &f));
-  const size_t local = (size_t)m->cfg.txc * m->cfg.tyr, global = local * m->cfg.groups;
-  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->wide, 1, NULL, &global, &local, 0, NULL, ev));
+  CG_CL(clSetKernelArg, (m->wide, 8, sizeof b, &b));
+  CG_CL(clSetKernelArg, (m->wide, 9, sizeof f, &f));
+  const fused_config *c = &m->cfg;
+  const size_t local[2] = {(size_t)c->tx * c->ty, 1};
+  const size_t global[2] = {local[0] * c->col_blocks, (size_t)c->rgroups};
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->wide, 2, NULL, global, local, 0, NULL, ev));
+cleanup:
+  return rc;
+}
+
+static cg_rc fused_reduce(cl_mlp *m, int pending, int forward, cl_event *ev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cl_int p = pending, f = forward;
+  CG_CL(clSetKernelArg, (m->reduce, 6, sizeof p, &p));
+  CG_CL(clSetKernelArg, (m->reduce, 7, sizeof f, &f));
+  const fused_config *c = &m->cfg;
+  const size_t local[2] = {(size_t)c->wr, 1};
+  const size_t global[2] = {local[0] * c->rcb, (size_t)c->rrb};
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->reduce, 2, NULL, global, local, 0, NULL, ev));
 cleanup:
   return rc;
 }
@@ -319,7 +391,7 @@ cleanup:
 static cg_rc fused_small(cl_mlp *m, int keep, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int k = keep;
-  CG_CL(clSetKernelArg, (m->small, 9, sizeof k, &k));
+  CG_CL(clSetKernelArg, (m->small, 13, sizeof k, &k));
   const size_t local = (size_t)m->cfg.wgb;
   CG_CL(clEnqueueNDRangeKernel,
         (m->md.queue, m->small, 1, NULL, &local, &local, 0, NULL, ev));
@@ -332,15 +404,25 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
   const cg_mlp_device *d = &m->md;
   const float lr = d->setup.lr;
   const cl_int update_w3 = d->setup.update_w3;
-  const cl_mem wide_bufs[] = {d->x, d->w1, d->w2, m->h1, m->dz2, m->part};
-  for (cl_uint i = 0; i < 6; ++i)
+  /* the buffers a configuration does not use stand in for their arguments; never read */
+  const cl_mem dz1 = m->dz1 ? m->dz1 : m->h1, w2p = m->w2p ? m->w2p : d->w2;
+  const cl_mem wide_bufs[] = {d->x, d->w1, dz1, m->h1, m->dz2, m->cfg.three ? d->w2 : w2p,
+                              m->part};
+  for (cl_uint i = 0; i < 7; ++i)
     CG_CL(clSetKernelArg, (m->wide, i, sizeof(cl_mem), &wide_bufs[i]));
-  CG_CL(clSetKernelArg, (m->wide, 6, sizeof lr, &lr));
-  const cl_mem small_bufs[] = {m->part, d->t, d->w3, d->g3, m->h2, m->dy, m->dz2, d->loss};
-  for (cl_uint i = 0; i < 8; ++i)
+  CG_CL(clSetKernelArg, (m->wide, 7, sizeof lr, &lr));
+  if (m->reduce) {
+    const cl_mem reduce_bufs[] = {m->part, d->w2, m->h1, m->dz2, m->part2};
+    for (cl_uint i = 0; i < 5; ++i)
+      CG_CL(clSetKernelArg, (m->reduce, i, sizeof(cl_mem), &reduce_bufs[i]));
+    CG_CL(clSetKernelArg, (m->reduce, 5, sizeof lr, &lr));
+  }
+  const cl_mem small_bufs[] = {m->cfg.three ? m->part2 : m->part, m->h1, d->w2, w2p, d->t,
+                               d->w3, d->g3, m->h2, m->dy, m->dz2, dz1, d->loss};
+  for (cl_uint i = 0; i < 12; ++i)
     CG_CL(clSetKernelArg, (m->small, i, sizeof(cl_mem), &small_bufs[i]));
-  CG_CL(clSetKernelArg, (m->small, 8, sizeof lr, &lr));
-  CG_CL(clSetKernelArg, (m->small, 10, sizeof update_w3, &update_w3));
+  CG_CL(clSetKernelArg, (m->small, 12, sizeof lr, &lr));
+  CG_CL(clSetKernelArg, (m->small, 14, sizeof update_w3, &update_w3));
 cleanup:
   return rc;
 }
@@ -383,9 +465,17 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant,
     CG_TRY(cg_mlp_buffer(dev, "g1 (din x hidden)", Din * H, &m->g1, err));
     CG_TRY(cg_mlp_buffer(dev, "g2 (hidden x dout)", H * O, &m->g2, err));
   } else {
+    const fused_config *c = &m->cfg;
     CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->dz2, err));
-    CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
-                         (size_t)m->cfg.groups * N * O, &m->part, err));
+    CG_TRY(cg_mlp_buffer(dev, "partial x w1 (row groups x batch x hidden)",
+                         (size_t)c->rgroups * N * H, &m->part, err));
+    if (c->dz1a && !c->three)
+      CG_TRY(cg_mlp_buffer(dev, "w2 of dz1 (hidden x dout)", H * O, &m->w2p, err));
+    if (!c->dz1a)
+      CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &m->dz1, err));
+    if (c->three)
+      CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
+                           (size_t)c->rcb * N * O, &m->part2, err));
     CG_TRY(fused_set_args(m, err));
   }
   *state = m;
@@ -415,19 +505,34 @@ static cg_rc cl_mlp_enqueue(void *state, int iters, cg_device_span *span, int *l
     }
     *launches = per_op_launches(m);
   } else {
-    /* A(forward), then per iteration B and A(backward of it, forward of the next); the last A
-     * only finishes the backward part, so the weights are those of `iters` full steps. */
+    /* A(forward), then per iteration [R,] B and A(backward of it, forward of the next); the
+     * last A only finishes the backward part, so the weights are those of `iters` full steps. */
+    const bool three = m->cfg.three;
     CG_TRY(fused_wide(m, 0, 1, &span->begin, err));
     for (int i = 0; i < iters; ++i) {
       m->sampling = i == 0;
       cl_event *last = i == iters - 1 ? &span->end : NULL;
-      CG_TRY(fused_small(m, i == 0, launch_event(m, "B: h2 .. dz2, w3 (one work-group)", NULL),
+      if (three)
+        CG_TRY(fused_reduce(m, i > 0, 1,
+                            launch_event(m, "R: w2 update, h1 = relu(sum of partials), h1 w2",
+                                         NULL),
+                            err));
+      CG_TRY(fused_small(m, i == 0,
+                         launch_event(m,
+                                      three ? "B: h2 .. dz2, w3 (one work-group)"
+                                            : "B: h1 .. dz2, w3, dz1, g2, w2 (one work-group)",
+                                      NULL),
                          err));
-      CG_TRY(fused_wide(m, 1, i < iters - 1, launch_event(m, "A: w2, w1 update, next h1", last),
+      CG_TRY(fused_wide(m, 1, i < iters - 1,
+                        launch_event(m, "A: dz1, g1, w1 update, next partial x w1",
+                                     three ? NULL : last),
                         err));
-      if (m->sampling && last) share_samples(m, m->nsampled - 1, NULL, last);
+      if (m->sampling && last && !three) share_samples(m, m->nsampled - 1, NULL, last);
     }
-    *launches = 2; /* plus one per enqueue, the closing backward-only launch A */
+    /* with three launches the last w2 update is pending: R alone finishes it */
+    if (three) CG_TRY(fused_reduce(m, 1, 0, &span->end, err));
+    /* plus one per enqueue (two with three launches), the closing backward-only launches */
+    *launches = three ? 3 : 2;
   }
 cleanup:
   m->sampling = false;
