@@ -13,6 +13,7 @@
 #include "clgauge/mlp.h"
 #include "clgauge/linear.h"
 #include "clgauge/report.h"
+#include "clgauge/timing.h"
 
 enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
 
@@ -205,11 +206,22 @@ static int check_outputs(const common_opts *o) {
   return 0;
 }
 
+/* A line when a record starts, then one every few seconds while its runs go on. */
 static void print_progress(void *ctx, int index, int total, const cg_record *rec) {
+  static uint64_t started, last;
   const common_opts *o = ctx;
   if (o->quiet) return;
-  fprintf(stderr, "[%d/%d] %s %s/%s on %s\n", index + 1, total, rec->workload, rec->backend,
-          rec->variant, rec->device[0] ? rec->device : "no device");
+  uint64_t now = cg_now_ns();
+  if (rec->nruns == 0) {
+    started = last = now;
+    fprintf(stderr, "[%d/%d] %s %s/%s%s%s on %s\n", index + 1, total, rec->workload, rec->backend,
+            rec->variant, rec->transfer[0] ? "/" : "", rec->transfer,
+            rec->device[0] ? rec->device : "no device");
+  } else if (now - last > 5000000000u && rec->nruns < rec->planned_runs) {
+    last = now;
+    fprintf(stderr, "      run %d of %d done, %.0f s\n", rec->nruns, rec->planned_runs,
+            (double)(now - started) / 1e9);
+  }
 }
 
 static void print_header(const session *s) {

@@ -31,7 +31,8 @@ void cg_matmul_defaults(cg_matmul_config *cfg);
  * offending value. Nothing is allocated. */
 cg_rc cg_matmul_validate(const cg_matmul_config *cfg, const cg_device_info *device, cg_error *err);
 
-/* Called before each record starts: index of the record, total count, and the record so far. */
+/* Called before each record starts (rec->nruns == 0) and after each of its timed runs: index of
+ * the record, total count, and the record so far. */
 typedef void (*cg_progress_fn)(void *ctx, int index, int total, const cg_record *rec);
 
 /* Run every selected backend and variant, adding one record each to the report. A failure in one

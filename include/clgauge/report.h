@@ -61,6 +61,7 @@ typedef struct cg_record {
   cg_run_sample first;     /* run 0, lazy work included */
   cg_run_sample *runs;     /* every timed run, run 0 first */
   int nruns;
+  int planned_runs;        /* timed runs the record will have when complete */
   cg_stats steady_complete, steady_enqueue, steady_device; /* over the runs after warm-up */
   char device_time_why[96]; /* why device time is unavailable; empty when it is available */
   double download_ms;

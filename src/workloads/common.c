@@ -47,10 +47,13 @@ void fail_record(cg_record *rec, cg_rc rc, const cg_error *err) {
 }
 
 cg_rc run_timer_open(run_timer *t, cg_record *rec, int max_runs, const cg_backend *backend,
-                     const cg_device_info *info, cg_device **dev, cg_error *err) {
+                     const cg_device_info *info, const progress_hook *hook, cg_device **dev,
+                     cg_error *err) {
   cg_rc rc = CG_OK;
   memset(t, 0, sizeof *t);
   t->rec = rec;
+  t->hook = *hook;
+  rec->planned_runs = max_runs;
   t->cap = max_runs;
   t->device_time = true;
   rec->runs = calloc((size_t)max_runs, sizeof *rec->runs);
@@ -100,6 +103,7 @@ void run_timer_end(run_timer *t, int kind, int iters, cg_device_span *span) {
   cg_run_sample sample = {cg_ns_to_ms(t->s1 - t->s0), cg_ns_to_ms(s2 - t->s0), dev_ms, iters,
                           NAN, NAN};
   rec->runs[rec->nruns++] = sample;
+  if (t->hook.fn) t->hook.fn(t->hook.ctx, t->hook.index, t->hook.total, rec);
   if (kind == RUN_FIRST) rec->first = sample;
   if (kind != RUN_STEADY) return;
   t->complete[t->nsteady] = sample.complete_ms;

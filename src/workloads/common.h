@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "clgauge/backend.h"
+#include "clgauge/matmul.h"
 #include "clgauge/report.h"
 
 enum { CG_MAX_RECORDS = 64 };
@@ -31,7 +32,15 @@ cg_record *start_record(cg_report *report, const char *workload, const record_pl
 /* Mark the record `error` or `unsupported` with the error's message when rc is not CG_OK. */
 void fail_record(cg_record *rec, cg_rc rc, const cg_error *err);
 
+/* Where run_timer reports each finished run (progress lines on long runs). */
+typedef struct progress_hook {
+  cg_progress_fn fn; /* may be NULL */
+  void *ctx;
+  int index, total;
+} progress_hook;
+
 typedef struct run_timer {
+  progress_hook hook;
   cg_record *rec;
   int cap;
   double *complete, *enqueue, *device; /* steady samples */
@@ -44,7 +53,8 @@ typedef struct run_timer {
 /* Prepare for up to max_runs timed runs of the record. On an OpenCL backend, open the device and
  * time it as the init phase; *dev stays NULL for host backends. */
 cg_rc run_timer_open(run_timer *t, cg_record *rec, int max_runs, const cg_backend *backend,
-                     const cg_device_info *info, cg_device **dev, cg_error *err);
+                     const cg_device_info *info, const progress_hook *hook, cg_device **dev,
+                     cg_error *err);
 /* Mark the start of the steady runs (for the host CPU time they burn). */
 void run_timer_steady_begin(run_timer *t);
 /* Around each run: begin before the enqueue calls, enqueued after them, then end once complete.

@@ -210,7 +210,7 @@ static void transfer_split(cg_record *rec, const double *hidden_ms, int batches)
 
 static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
                        const char *variant, cg_transfer transfer, const cg_device_info *info,
-                       linear_data *d, cg_record *rec) {
+                       linear_data *d, cg_record *rec, const progress_hook *hook) {
   cg_error error = {0}, *err = &error;
   cg_rc rc = CG_OK;
   cg_device *dev = NULL;
@@ -228,7 +228,7 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
   rec->loss_unit = "epoch";
   if (backend->uses_opencl && !d->have_ref) CG_TRY(compute_reference(cfg, d, err));
 
-  CG_TRY(run_timer_open(&timer, rec, cfg->epochs, backend, info, &dev, err));
+  CG_TRY(run_timer_open(&timer, rec, cfg->epochs, backend, info, hook, &dev, err));
   cg_backend_env env = {dev, cfg->kernel_dir};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, &setup, &state, &compile, err));
@@ -350,6 +350,7 @@ cg_rc cg_linear_run(const cg_linear_config *cfg, const cg_device_info *device, c
       rec->bytes_per_iter =
           4.0 * ((double)s.samples / batches * s.features + 2.0 * s.classes * s.features);
       rec->iters_per_run = batches;
+      const progress_hook hook = {progress, progress_ctx, index, total};
       if (progress) progress(progress_ctx, index++, total, rec);
       if (rec->status != CG_STATUS_OK) continue;
       if (backend->uses_opencl && !supports(backend->linear, transfer)) {
@@ -357,7 +358,7 @@ cg_rc cg_linear_run(const cg_linear_config *cfg, const cg_device_info *device, c
                              backend->name, cg_transfer_name(transfer));
         continue;
       }
-      run_record(cfg, backend, pairs[i].variant, transfer, device, &d, rec);
+      run_record(cfg, backend, pairs[i].variant, transfer, device, &d, rec, &hook);
     }
   }
 cleanup:

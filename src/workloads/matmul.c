@@ -78,7 +78,7 @@ cleanup:
  * record; nothing here stops the other records. */
 static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
                        const char *variant, const cg_device_info *info, const float *A,
-                       const float *B, const float *ref, float *out, cg_record *rec) {
+                       const float *B, const float *ref, float *out, cg_record *rec, const progress_hook *hook) {
   cg_error error = {0}, *err = &error;
   cg_rc rc = CG_OK;
   cg_device *dev = NULL;
@@ -87,7 +87,7 @@ static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
   const cg_matmul_ops *ops = backend->matmul;
   const cg_matmul_shape shape = {cfg->m, cfg->n, cfg->k};
 
-  CG_TRY(run_timer_open(&timer, rec, cfg->runs, backend, info, &dev, err));
+  CG_TRY(run_timer_open(&timer, rec, cfg->runs, backend, info, hook, &dev, err));
   cg_backend_env env = {dev, cfg->kernel_dir};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, shape, &state, &compile, err));
@@ -165,9 +165,10 @@ cg_rc cg_matmul_run(const cg_matmul_config *cfg, const cg_device_info *device, c
     rec->flops_per_iter = 2.0 * cfg->m * cfg->n * (double)cfg->k;
     rec->bytes_per_iter = 4.0 * ((double)na + nb + nc);
     rec->iters_per_run = cfg->loops;
+    const progress_hook hook = {progress, progress_ctx, i, total};
     if (progress) progress(progress_ctx, i, total, rec);
     if (rec->status == CG_STATUS_OK)
-      run_record(cfg, plan[i].backend, plan[i].variant, device, A, B, ref, out, rec);
+      run_record(cfg, plan[i].backend, plan[i].variant, device, A, B, ref, out, rec, &hook);
   }
 cleanup:
   free(A);

@@ -193,7 +193,7 @@ static void add_split(cg_record *rec, int n, const cg_kernel_time *sample, int *
 }
 
 static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, const char *variant,
-                       const cg_device_info *info, mlp_data *d, cg_record *rec) {
+                       const cg_device_info *info, mlp_data *d, cg_record *rec, const progress_hook *hook) {
   cg_error error = {0}, *err = &error;
   cg_rc rc = CG_OK;
   cg_device *dev = NULL;
@@ -210,7 +210,7 @@ static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, cons
   rec->loss_every = cfg->print_every;
   if (backend->uses_opencl && !d->have_ref) CG_TRY(compute_reference(cfg, d, err));
 
-  CG_TRY(run_timer_open(&timer, rec, nchunks, backend, info, &dev, err));
+  CG_TRY(run_timer_open(&timer, rec, nchunks, backend, info, hook, &dev, err));
   cg_backend_env env = {dev, cfg->kernel_dir};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, &setup, &state, &compile, err));
@@ -322,8 +322,10 @@ cg_rc cg_mlp_run(const cg_mlp_config *cfg, const cg_device_info *device, cg_repo
     rec->flops_per_iter = mlp_flops(s);
     rec->bytes_per_iter = mlp_bytes(s);
     rec->iters_per_run = cfg->print_every < cfg->iters ? cfg->print_every : cfg->iters;
+    const progress_hook hook = {progress, progress_ctx, i, total};
     if (progress) progress(progress_ctx, i, total, rec);
-    if (rec->status == CG_STATUS_OK) run_record(cfg, plan[i].backend, plan[i].variant, device, &d, rec);
+    if (rec->status == CG_STATUS_OK)
+      run_record(cfg, plan[i].backend, plan[i].variant, device, &d, rec, &hook);
   }
 cleanup:
   free(d.ref_losses);
