@@ -189,15 +189,17 @@ END_TEST
 /* ---- the workload: records through cg_matmul_run ---- */
 
 typedef struct progress_log {
-  int calls, last_index, last_total;
+  int calls, starts, last_index, last_total, last_runs;
 } progress_log;
 
+/* Called when a record starts (no runs yet) and after each of its timed runs. */
 static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
   progress_log *log = ctx;
   log->calls++;
+  log->starts += rec->nruns == 0;
   log->last_index = index;
   log->last_total = total;
-  (void)rec;
+  log->last_runs = rec->nruns;
 }
 
 START_TEST(test_workload_records) {
@@ -227,11 +229,13 @@ START_TEST(test_workload_records) {
     ck_assert_msg(cg_matmul_validate(&cfg, info, &err) == CG_OK, "%s: %s", name, err.msg);
     cg_report report;
     cg_report_init(&report, 0, NULL);
-    progress_log log = {0, -1, -1};
+    progress_log log = {0, 0, -1, -1, -1};
     ck_assert_msg(cg_matmul_run(&cfg, info, &report, on_progress, &log, &err) == CG_OK, "%s: %s",
                   name, err.msg);
     ck_assert_int_eq(report.count, 1);
-    ck_assert_int_eq(log.calls, 1);
+    ck_assert_int_eq(log.starts, 1);
+    ck_assert_int_eq(log.calls, 1 + cfg.runs);
+    ck_assert_int_eq(log.last_runs, cfg.runs);
     ck_assert_int_eq(log.last_index, 0);
     ck_assert_int_eq(log.last_total, 1);
     const cg_record *r = &report.records[0];
