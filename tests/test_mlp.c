@@ -1,0 +1,1142 @@
+/* Check suite of the mlp workload: the host training step against a float64 reference written
+ * here, every backend and variant through its ops on every device, the workload's records,
+ * validation and presets, and the crossover along a size sweep. */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clgauge/backend.h"
+#include "clgauge/device.h"
+#include "clgauge/mlp.h"
+#include "clgauge/random.h"
+#include "clgauge/reference.h"
+#include "clgauge/report.h"
+#include "test_util.h"
+
+/* Relative error allowed between an fp32 implementation and the float64 reference: on losses, on
+ * whole weight matrices (||out - ref|| / ||ref||), and on g3 against the size of its terms (see
+ * ref64.g3_mag: g3 sums over the batch and can cancel). Every result is a chain of fp32 dot
+ * products of at most 1024 terms; on random inputs their rounding error is about sqrt(k) * eps
+ * ~ 4e-6 relative (k * eps ~ 1.2e-4 is the worst case, which needs adversarial inputs), and three
+ * steps add little because the learning rate keeps each step's change of a weight at a few
+ * percent. A relu that fp32 rounding flips would break this bound, so inputs with a pre-activation
+ * within rounding distance of zero are drawn again (see near_tie). The largest error seen over
+ * hundreds of runs on PoCL and rusticl stayed below 3e-6: 1e-4 leaves a margin of 30x, and is
+ * 10x below the smallest weight change the tests insist on, so a missing or wrong update cannot
+ * pass. */
+#define TOL 1e-4
+/* A weight that should change must move by at least this much (relative) in the reference. */
+#define MEASURABLE (10 * TOL)
+/* The learning rate of the ops tests moves the weight that moves most by STEP_CHANGE of its norm
+ * in the first step; a draw whose later steps move a weight by more than twice that is replaced.
+ * Large enough that an update computed from the wrong operands (w2 after its update, say) is seen
+ * beyond TOL; small enough that three steps do not amplify rounding errors. */
+#define STEP_CHANGE 0.05
+/* A pre-activation z = sum_p a_p with |z| < TIE_MARGIN * sum_p |a_p| could change sign under fp32
+ * rounding (typically ~sqrt(k) * eps relative to that sum, far below 8 eps for k > 1). */
+#define TIE_MARGIN (8 * FLT_EPSILON)
+
+typedef struct shape {
+  int n, d, h, o; /* batch, din, hidden, dout */
+} shape;
+
+/* ---- what each looped test runs: (device, backend, variant) ---- */
+
+typedef struct combo {
+  const cg_backend *backend;
+  const char *variant;
+  int device; /* index in the device list; -1 for host backends, which run once */
+} combo;
+
+static int count_variants(bool opencl) {
+  int n = 0;
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
+    if ((*b)->mlp && (*b)->uses_opencl == opencl)
+      for (const char *const *v = (*b)->mlp->variants; *v; ++v) ++n;
+  return n;
+}
+
+/* Host combos first, then every OpenCL combo on device 0, on device 1, ... */
+static int combo_count(void) {
+  int devices = cg_test_device_count();
+  return count_variants(false) + (devices > 0 ? devices : 0) * count_variants(true);
+}
+
+static combo combo_at(int index) {
+  combo c = {NULL, NULL, -1};
+  int host = count_variants(false), ocl = count_variants(true);
+  bool opencl = index >= host;
+  int within = opencl ? (index - host) % ocl : index;
+  if (opencl) c.device = (index - host) / ocl;
+  int n = 0;
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
+    if ((*b)->mlp && (*b)->uses_opencl == opencl)
+      for (const char *const *v = (*b)->mlp->variants; *v; ++v, ++n)
+        if (n == within) {
+          c.backend = *b;
+          c.variant = *v;
+        }
+  ck_assert_msg(c.backend != NULL, "internal: no combo %d", index);
+  return c;
+}
+
+static const char *combo_name(const combo *c, const cg_device_list *list, char *buf, size_t n) {
+  snprintf(buf, n, "%s/%s on %s", c->backend->name, c->variant,
+           c->device < 0 ? "the host" : list->items[c->device].name);
+  return buf;
+}
+
+static int device_count(void) {
+  int n = cg_test_device_count();
+  return n > 0 ? n : 0;
+}
+
+/* ---- helpers ---- */
+
+static float *filled(size_t n, float value) {
+  float *x = malloc((n ? n : 1) * sizeof *x);
+  ck_assert_ptr_nonnull(x);
+  for (size_t i = 0; i < n; ++i) x[i] = value;
+  return x;
+}
+
+static double *dalloc(size_t n) {
+  double *x = calloc(n ? n : 1, sizeof *x);
+  ck_assert_ptr_nonnull(x);
+  return x;
+}
+
+static double *dcopy(const double *from, size_t n) {
+  double *x = dalloc(n);
+  memcpy(x, from, n * sizeof *x);
+  return x;
+}
+
+/* ||out - ref|| / ||ref|| with a float64 reference; NaN anywhere in out gives NaN; a zero
+ * reference gives ||out||. */
+static double rel_err64(const float *out, const double *ref, size_t n) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double d = (double)out[i] - ref[i];
+    diff += d * d;
+    norm += ref[i] * ref[i];
+  }
+  return norm > 0 ? sqrt(diff) / sqrt(norm) : sqrt(diff);
+}
+
+/* ||out - ref|| / ||scale||: for a gradient, whose elements are sums of terms of both signs that
+ * may cancel, the error is measured against the sums of the terms' magnitudes. */
+static double scaled_err64(const float *out, const double *ref, const double *scale, size_t n) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < n; ++i) {
+    double d = (double)out[i] - ref[i];
+    diff += d * d;
+    norm += scale[i] * scale[i];
+  }
+  return norm > 0 ? sqrt(diff) / sqrt(norm) : sqrt(diff);
+}
+
+static double rel_diff64(const double *a, const double *b, size_t n) {
+  double diff = 0, norm = 0;
+  for (size_t i = 0; i < n; ++i) {
+    diff += (a[i] - b[i]) * (a[i] - b[i]);
+    norm += b[i] * b[i];
+  }
+  return norm > 0 ? sqrt(diff) / sqrt(norm) : sqrt(diff);
+}
+
+static double norm64(const double *a, size_t n) {
+  double s = 0;
+  for (size_t i = 0; i < n; ++i) s += a[i] * a[i];
+  return sqrt(s);
+}
+
+static double loss_err(double got, double want) {
+  return fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
+}
+
+/* ---- the float64 reference: the documented step in straight loops ---- */
+
+typedef struct ref64 {
+  shape s;
+  double lr;
+  bool update_w3;
+  double *x, *t, *w1, *w2, *w3, *g3;
+  double *g3_step; /* h2^T dy of the last step alone */
+  /* The scale of g3's rounding error: m2^T 2 (m2 |w3| + |t|), where m2 = |h1| |w2| where h2 > 0
+   * (the size of the terms that make h2, which can cancel) and 2 (m2 |w3| + |t|) bounds the size
+   * of dy's terms (y - t can cancel too). Of the last step, and summed like g3. */
+  double *m2, *g3_step_mag, *g3_mag;
+  double *h1, *h2, *dy, *dy_mag, *dz2, *dz1, *g1, *g2, *z, *mag;
+  bool near_tie; /* some pre-activation was within TIE_MARGIN of zero */
+} ref64;
+
+static double *to_double(const float *f, size_t n) {
+  double *d = dalloc(n);
+  for (size_t i = 0; i < n; ++i) d[i] = f[i];
+  return d;
+}
+
+static void ref64_init(ref64 *r, shape s, double lr, bool update_w3, const cg_mlp_tensors *in) {
+  const size_t N = s.n, D = s.d, H = s.h, O = s.o;
+  memset(r, 0, sizeof *r);
+  r->s = s;
+  r->lr = lr;
+  r->update_w3 = update_w3;
+  r->x = to_double(in->x, N * D);
+  r->t = to_double(in->t, N * O);
+  r->w1 = to_double(in->w1, D * H);
+  r->w2 = to_double(in->w2, H * O);
+  r->w3 = to_double(in->w3, O * O);
+  r->g3 = dalloc(O * O);
+  r->g3_step = dalloc(O * O);
+  r->g3_mag = dalloc(O * O);
+  r->g3_step_mag = dalloc(O * O);
+  r->m2 = dalloc(N * O);
+  r->h1 = dalloc(N * H);
+  r->h2 = dalloc(N * O);
+  r->dy_mag = dalloc(N * O);
+  r->dy = dalloc(N * O);
+  r->dz2 = dalloc(N * O);
+  r->dz1 = dalloc(N * H);
+  r->g1 = dalloc(D * H);
+  r->g2 = dalloc(H * O);
+  size_t widest = H > O ? H : O;
+  r->z = dalloc(widest);
+  r->mag = dalloc(widest);
+}
+
+static void ref64_free(ref64 *r) {
+  double *all[] = {r->x,   r->t,  r->w1, r->w2,     r->w3,     r->g3,          r->g3_step,
+                   r->g3_mag, r->g3_step_mag, r->m2, r->h1, r->h2, r->dy, r->dy_mag,
+                   r->dz2,  r->dz1, r->g1, r->g2,     r->z,      r->mag};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]);
+  memset(r, 0, sizeof *r);
+}
+
+/* out (rows x cols) = relu(a (rows x k) b (k x cols)), noting pre-activations near zero; out_mag
+ * (may be NULL) = |a| |b| where out > 0. */
+static void forward_relu(ref64 *r, const double *a, const double *b, int rows, int k, int cols,
+                         double *out, double *out_mag) {
+  for (int i = 0; i < rows; ++i) {
+    for (int j = 0; j < cols; ++j) r->z[j] = r->mag[j] = 0;
+    for (int p = 0; p < k; ++p) {
+      const double av = a[(size_t)i * k + p];
+      for (int j = 0; j < cols; ++j) {
+        const double bv = b[(size_t)p * cols + j];
+        r->z[j] += av * bv;
+        r->mag[j] += fabs(av * bv);
+      }
+    }
+    for (int j = 0; j < cols; ++j) {
+      if (fabs(r->z[j]) < TIE_MARGIN * r->mag[j]) r->near_tie = true;
+      out[(size_t)i * cols + j] = r->z[j] > 0 ? r->z[j] : 0;
+      if (out_mag) out_mag[(size_t)i * cols + j] = r->z[j] > 0 ? r->mag[j] : 0;
+    }
+  }
+}
+
+/* One training step exactly as backend.h documents it; returns the loss before the update. */
+static double ref64_step(ref64 *r) {
+  const int N = r->s.n, D = r->s.d, H = r->s.h, O = r->s.o;
+  forward_relu(r, r->x, r->w1, N, D, H, r->h1, NULL);   /* h1 = relu(x w1) */
+  forward_relu(r, r->h1, r->w2, N, H, O, r->h2, r->m2); /* h2 = relu(h1 w2) */
+  double loss = 0;
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < O; ++j) {
+      double y = 0, my = 0;
+      for (int p = 0; p < O; ++p) {
+        y += r->h2[i * O + p] * r->w3[p * O + j]; /* y = h2 w3 */
+        my += r->m2[i * O + p] * fabs(r->w3[p * O + j]);
+      }
+      const double d = y - r->t[i * O + j];
+      r->dy_mag[i * O + j] = 2 * (my + fabs(r->t[i * O + j]));
+      loss += d * d;                 /* loss = sum((y - t)^2) */
+      r->dy[i * O + j] = 2 * d;      /* dy = 2 (y - t) */
+    }
+  for (int p = 0; p < O; ++p) /* g3 += h2^T dy */
+    for (int j = 0; j < O; ++j) {
+      double g = 0, mag = 0;
+      for (int i = 0; i < N; ++i) {
+        g += r->h2[i * O + p] * r->dy[i * O + j];
+        mag += r->m2[i * O + p] * r->dy_mag[i * O + j];
+      }
+      r->g3_step[p * O + j] = g;
+      r->g3[p * O + j] += g;
+      r->g3_mag[p * O + j] += mag;
+      r->g3_step_mag[p * O + j] = mag;
+    }
+  for (int i = 0; i < N; ++i) /* dz2 = (dy w3^T) * (h2 > 0) */
+    for (int j = 0; j < O; ++j) {
+      double v = 0;
+      for (int q = 0; q < O; ++q) v += r->dy[i * O + q] * r->w3[j * O + q];
+      r->dz2[i * O + j] = r->h2[i * O + j] > 0 ? v : 0;
+    }
+  for (int p = 0; p < H; ++p) /* g2 = h1^T dz2 */
+    for (int j = 0; j < O; ++j) {
+      double g = 0;
+      for (int i = 0; i < N; ++i) g += r->h1[(size_t)i * H + p] * r->dz2[i * O + j];
+      r->g2[p * O + j] = g;
+    }
+  for (int i = 0; i < N; ++i) /* dz1 = (dz2 w2^T) * (h1 > 0), w2 before its update */
+    for (int p = 0; p < H; ++p) {
+      double v = 0;
+      for (int q = 0; q < O; ++q) v += r->dz2[i * O + q] * r->w2[(size_t)p * O + q];
+      r->dz1[(size_t)i * H + p] = r->h1[(size_t)i * H + p] > 0 ? v : 0;
+    }
+  memset(r->g1, 0, (size_t)D * H * sizeof *r->g1); /* g1 = x^T dz1 */
+  for (int i = 0; i < N; ++i)
+    for (int p = 0; p < D; ++p) {
+      const double xv = r->x[(size_t)i * D + p];
+      double *g1 = r->g1 + (size_t)p * H;
+      const double *dz1 = r->dz1 + (size_t)i * H;
+      for (int j = 0; j < H; ++j) g1[j] += xv * dz1[j];
+    }
+  for (size_t e = 0; e < (size_t)D * H; ++e) r->w1[e] -= r->lr * r->g1[e];
+  for (size_t e = 0; e < (size_t)H * O; ++e) r->w2[e] -= r->lr * r->g2[e];
+  if (r->update_w3) {
+    for (int e = 0; e < O * O; ++e) r->w3[e] -= r->lr * r->g3[e];
+    memset(r->g3, 0, (size_t)O * O * sizeof *r->g3);
+    memset(r->g3_mag, 0, (size_t)O * O * sizeof *r->g3_mag);
+  }
+  return loss;
+}
+
+/* ---- a problem: inputs and the reference state after each step ---- */
+
+enum { MAX_STEPS = 3 };
+
+typedef struct problem {
+  shape s;
+  cg_mlp_setup setup;
+  cg_mlp_tensors in; /* x, t, w1, w2, w3; g3 poisoned: upload must ignore it */
+  int steps;
+  double loss[MAX_STEPS];
+  double *w1[MAX_STEPS], *w2[MAX_STEPS], *w3[MAX_STEPS], *g3[MAX_STEPS], *g3_step[MAX_STEPS];
+  double *g3_mag[MAX_STEPS]; /* the magnitude g3 is measured against (all steps since zeroed) */
+  double *g3_step_mag[MAX_STEPS]; /* the scale of step k's g3 alone */
+  double *w1_0, *w2_0, *w3_0;
+  int draws;
+} problem;
+
+static void problem_free_ref(problem *p) {
+  for (int k = 0; k < MAX_STEPS; ++k) {
+    free(p->w1[k]), free(p->w2[k]), free(p->w3[k]), free(p->g3[k]), free(p->g3_step[k]);
+    free(p->g3_mag[k]), free(p->g3_step_mag[k]);
+    p->w1[k] = p->w2[k] = p->w3[k] = p->g3[k] = p->g3_step[k] = NULL;
+    p->g3_mag[k] = p->g3_step_mag[k] = NULL;
+  }
+  free(p->w1_0), free(p->w2_0), free(p->w3_0);
+  p->w1_0 = p->w2_0 = p->w3_0 = NULL;
+}
+
+static void problem_free(problem *p) {
+  problem_free_ref(p);
+  free(p->in.x), free(p->in.t), free(p->in.w1), free(p->in.w2), free(p->in.w3), free(p->in.g3);
+  memset(p, 0, sizeof *p);
+}
+
+static void fill_normal(cg_rng *rng, float *x, size_t n, double scale) {
+  cg_rng_fill_normal(rng, x, n);
+  for (size_t i = 0; i < n; ++i) x[i] = (float)(x[i] * scale);
+}
+
+/* Fresh inputs of shape s: x, t ~ N(0,1); weights ~ N(0,1), or with `scaled` N(0, 1/fan-in) so
+ * that activations and gradients stay of order one at every size. lr > 0 is used as given; lr 0
+ * picks the rate at which the weight that moves most (relatively) in the first step moves by
+ * STEP_CHANGE.
+ * Inputs are drawn again while a pre-activation is a near tie, while a weight that should change
+ * moves by less than MEASURABLE in the first step, or while a later step moves a weight by more
+ * than 2 STEP_CHANGE (a first gradient that happens to be small gives a large rate, and steps
+ * that large would amplify rounding errors beyond what fp32 training on sane data shows). */
+static void problem_draw(problem *p, shape s, bool update_w3, int steps, float lr, bool scaled,
+                         cg_rng *rng) {
+  const size_t N = s.n, D = s.d, H = s.h, O = s.o;
+  memset(p, 0, sizeof *p);
+  p->s = s;
+  p->steps = steps;
+  p->in.x = filled(N * D, 0), p->in.t = filled(N * O, 0);
+  p->in.w1 = filled(D * H, 0), p->in.w2 = filled(H * O, 0), p->in.w3 = filled(O * O, 0);
+  p->in.g3 = filled(O * O, NAN);
+  for (p->draws = 1; p->draws <= 200; ++p->draws) {
+    problem_free_ref(p);
+    fill_normal(rng, p->in.x, N * D, 1);
+    fill_normal(rng, p->in.t, N * O, 1);
+    fill_normal(rng, p->in.w1, D * H, scaled ? 1 / sqrt((double)D) : 1);
+    fill_normal(rng, p->in.w2, H * O, scaled ? 1 / sqrt((double)H) : 1);
+    fill_normal(rng, p->in.w3, O * O, scaled ? 1 / sqrt((double)O) : 1);
+    float rate = lr;
+    ref64 r;
+    if (!(rate > 0)) {
+      ref64_init(&r, s, 0, update_w3, &p->in);
+      ref64_step(&r);
+      double most = fmax(norm64(r.g1, D * H) / norm64(r.w1, D * H),
+                         norm64(r.g2, H * O) / norm64(r.w2, H * O));
+      if (update_w3) most = fmax(most, norm64(r.g3, O * O) / norm64(r.w3, O * O));
+      ref64_free(&r);
+      if (!(most > 0) || !isfinite(most)) continue;
+      rate = (float)(STEP_CHANGE / most);
+    }
+    p->setup = (cg_mlp_setup){.shape = {s.n, s.d, s.h, s.o}, .lr = rate, .update_w3 = update_w3};
+    ref64_init(&r, s, rate, update_w3, &p->in);
+    p->w1_0 = dcopy(r.w1, D * H), p->w2_0 = dcopy(r.w2, H * O), p->w3_0 = dcopy(r.w3, O * O);
+    for (int k = 0; k < steps; ++k) {
+      p->loss[k] = ref64_step(&r);
+      p->g3_mag[k] = dcopy(r.g3_mag, O * O);
+      p->g3_step_mag[k] = dcopy(r.g3_step_mag, O * O);
+      p->w1[k] = dcopy(r.w1, D * H), p->w2[k] = dcopy(r.w2, H * O);
+      p->w3[k] = dcopy(r.w3, O * O), p->g3[k] = dcopy(r.g3, O * O);
+      p->g3_step[k] = dcopy(r.g3_step, O * O);
+    }
+    const bool tie = r.near_tie;
+    ref64_free(&r);
+    if (tie) continue;
+    bool tame = true;
+    for (int k = 1; k < steps; ++k)
+      tame &= rel_diff64(p->w1[k], p->w1[k - 1], D * H) <= 2 * STEP_CHANGE &&
+              rel_diff64(p->w2[k], p->w2[k - 1], H * O) <= 2 * STEP_CHANGE &&
+              rel_diff64(p->w3[k], p->w3[k - 1], O * O) <= 2 * STEP_CHANGE;
+    if (!tame && !(lr > 0)) continue;
+    bool measurable = rel_diff64(p->w1[0], p->w1_0, D * H) >= MEASURABLE &&
+                      rel_diff64(p->w2[0], p->w2_0, H * O) >= MEASURABLE &&
+                      norm64(p->g3_step[0], O * O) > 0;
+    if (update_w3) measurable &= rel_diff64(p->w3[0], p->w3_0, O * O) >= MEASURABLE;
+    if (measurable) return;
+  }
+  ck_abort_msg("%dx%dx%dx%d: no usable random inputs in 200 draws", s.n, s.d, s.h, s.o);
+}
+
+/* ---- the host step against the float64 reference ---- */
+
+static const shape ref_shapes[] = {{3, 5, 7, 2}, {1, 4, 3, 1}, {17, 31, 13, 5}};
+enum { NREF_SHAPES = sizeof ref_shapes / sizeof ref_shapes[0] };
+
+static cg_mlp_tensors poisoned_out(shape s) {
+  cg_mlp_tensors t = {0};
+  t.w1 = filled((size_t)s.d * s.h, NAN);
+  t.w2 = filled((size_t)s.h * s.o, NAN);
+  t.w3 = filled((size_t)s.o * s.o, NAN);
+  t.g3 = filled((size_t)s.o * s.o, NAN);
+  return t;
+}
+
+static void poison(cg_mlp_tensors *t, shape s) {
+  for (size_t i = 0; i < (size_t)s.d * s.h; ++i) t->w1[i] = NAN;
+  for (size_t i = 0; i < (size_t)s.h * s.o; ++i) t->w2[i] = NAN;
+  for (size_t i = 0; i < (size_t)s.o * s.o; ++i) t->w3[i] = t->g3[i] = NAN;
+}
+
+static void free_out(cg_mlp_tensors *t) {
+  free(t->w1), free(t->w2), free(t->w3), free(t->g3);
+  memset(t, 0, sizeof *t);
+}
+
+/* The final state in `out` against the reference after step k+1 of p. The weights are measured
+ * against their own norm; g3 against the magnitudes of its terms (with one output, g3 is a single
+ * sum over the batch that can cancel to nearly nothing). */
+static void expect_state(const char *name, const problem *p, int k, const cg_mlp_tensors *out,
+                         uint64_t seed, const char *when) {
+  const shape s = p->s;
+  const size_t DH = (size_t)s.d * s.h, HO = (size_t)s.h * s.o, OO = (size_t)s.o * s.o;
+  const struct {
+    const char *what;
+    const float *got;
+    const double *want, *scale;
+    size_t n;
+  } parts[] = {{"w1", out->w1, p->w1[k], p->w1[k], DH},
+               {"w2", out->w2, p->w2[k], p->w2[k], HO},
+               {"w3", out->w3, p->w3[k], p->w3[k], OO},
+               {"g3", out->g3, p->g3[k], p->g3_mag[k], OO}};
+  for (int i = 0; i < 4; ++i) {
+    double e = scaled_err64(parts[i].got, parts[i].want, parts[i].scale, parts[i].n);
+    ck_assert_msg(e <= TOL,
+                  "%s, %dx%dx%dx%d%s, %s: %s relative error %.3g over %.1g (element 0 %.9g, "
+                  "reference %.9g; seed %llu)",
+                  name, s.n, s.d, s.h, s.o, p->setup.update_w3 ? ", update_w3" : "", when,
+                  parts[i].what, e, TOL, parts[i].got[0], parts[i].want[0],
+                  (unsigned long long)seed);
+  }
+  if (p->setup.update_w3) {
+    for (size_t e = 0; e < OO; ++e)
+      ck_assert_msg(out->g3[e] == 0.0f,
+                    "%s, %dx%dx%dx%d, update_w3, %s: g3[%zu] = %g after the update, not zero "
+                    "(seed %llu)",
+                    name, s.n, s.d, s.h, s.o, when, e, out->g3[e], (unsigned long long)seed);
+  } else {
+    ck_assert_msg(memcmp(out->w3, p->in.w3, OO * sizeof(float)) == 0,
+                  "%s, %dx%dx%dx%d, %s: w3 changed without update_w3 (w3[0] %.9g, initial %.9g; "
+                  "seed %llu)",
+                  name, s.n, s.d, s.h, s.o, when, out->w3[0], p->in.w3[0],
+                  (unsigned long long)seed);
+  }
+}
+
+START_TEST(test_ref_step) {
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  for (int si = 0; si < NREF_SHAPES; ++si)
+    for (int w3 = 0; w3 < 2; ++w3) {
+      const shape s = ref_shapes[si];
+      problem p;
+      problem_draw(&p, s, w3, 1, 1e-3f, false, &rng);
+      cg_ref_mlp ref;
+      ck_assert(cg_ref_mlp_init(&ref, &p.setup, &p.in));
+      const double loss = cg_ref_mlp_step(&ref);
+      ck_assert_msg(loss_err(loss, p.loss[0]) <= TOL,
+                    "%dx%dx%dx%d: loss %.9g, float64 reference %.9g (seed %llu)", s.n, s.d, s.h,
+                    s.o, loss, p.loss[0], (unsigned long long)seed);
+      cg_mlp_tensors out = poisoned_out(s);
+      cg_ref_mlp_read(&ref, &out);
+      expect_state("cg_ref_mlp_step", &p, 0, &out, seed, "one step");
+      /* The reference itself moved w1 and w2 (and w3) measurably: the check above means
+       * something. */
+      ck_assert(rel_diff64(p.w1[0], p.w1_0, (size_t)s.d * s.h) >= MEASURABLE);
+      ck_assert(rel_diff64(p.w2[0], p.w2_0, (size_t)s.h * s.o) >= MEASURABLE);
+      free_out(&out);
+      cg_ref_mlp_free(&ref);
+      problem_free(&p);
+    }
+}
+END_TEST
+
+/* Without update_w3, g3 accumulates over the steps and w3 stays; with it, w3 moves by lr g3 and
+ * g3 is zero after each step. */
+START_TEST(test_ref_w3) {
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  for (int si = 0; si < NREF_SHAPES; ++si) {
+    const shape s = ref_shapes[si];
+    const size_t OO = (size_t)s.o * s.o;
+    /* accumulation */
+    problem p;
+    problem_draw(&p, s, false, 2, 1e-3f, false, &rng);
+    cg_ref_mlp ref;
+    ck_assert(cg_ref_mlp_init(&ref, &p.setup, &p.in));
+    cg_mlp_tensors out = poisoned_out(s);
+    cg_ref_mlp_step(&ref);
+    const double loss2 = cg_ref_mlp_step(&ref);
+    cg_ref_mlp_read(&ref, &out);
+    ck_assert_msg(loss_err(loss2, p.loss[1]) <= TOL, "%dx%dx%dx%d: second loss %.9g, want %.9g",
+                  s.n, s.d, s.h, s.o, loss2, p.loss[1]);
+    double *sum = dalloc(OO), *mag = dalloc(OO);
+    for (size_t e = 0; e < OO; ++e) {
+      sum[e] = p.g3_step[0][e] + p.g3_step[1][e];
+      mag[e] = p.g3_step_mag[0][e] + p.g3_step_mag[1][e];
+    }
+    double e_sum = scaled_err64(out.g3, sum, mag, OO);
+    double e_last = scaled_err64(out.g3, p.g3_step[1], mag, OO);
+    ck_assert_msg(e_sum <= TOL,
+                  "%dx%dx%dx%d: g3 after two steps is off g3_1 + g3_2 by %.3g (seed %llu)", s.n,
+                  s.d, s.h, s.o, e_sum, (unsigned long long)seed);
+    /* and it is not just the last step's gradient */
+    ck_assert_msg(e_last > 10 * TOL, "%dx%dx%dx%d: g3 did not accumulate (seed %llu)", s.n, s.d,
+                  s.h, s.o, (unsigned long long)seed);
+    ck_assert_msg(memcmp(out.w3, p.in.w3, OO * sizeof(float)) == 0,
+                  "%dx%dx%dx%d: w3 changed without update_w3", s.n, s.d, s.h, s.o);
+    expect_state("cg_ref_mlp_step", &p, 1, &out, seed, "two steps");
+    free(sum), free(mag);
+    free_out(&out);
+    cg_ref_mlp_free(&ref);
+    problem_free(&p);
+
+    /* update */
+    problem_draw(&p, s, true, 2, 1e-3f, false, &rng);
+    ck_assert(cg_ref_mlp_init(&ref, &p.setup, &p.in));
+    out = poisoned_out(s);
+    cg_ref_mlp_step(&ref);
+    cg_ref_mlp_read(&ref, &out);
+    ck_assert_msg(rel_diff64(p.w3[0], p.w3_0, OO) >= MEASURABLE, "reference w3 did not move");
+    ck_assert_msg(rel_err64(out.w3, p.w3_0, OO) >= MEASURABLE,
+                  "%dx%dx%dx%d: w3 unchanged with update_w3 (seed %llu)", s.n, s.d, s.h, s.o,
+                  (unsigned long long)seed);
+    expect_state("cg_ref_mlp_step", &p, 0, &out, seed, "one step"); /* includes g3 == 0 */
+    poison(&out, s);
+    cg_ref_mlp_step(&ref);
+    cg_ref_mlp_read(&ref, &out);
+    expect_state("cg_ref_mlp_step", &p, 1, &out, seed, "two steps");
+    free_out(&out);
+    cg_ref_mlp_free(&ref);
+    problem_free(&p);
+  }
+}
+END_TEST
+
+/* ---- every backend and variant through its ops, on every device ---- */
+
+/* The seed shape, batch 1, prime sizes, one output, and a tiny one. */
+static const shape ops_shapes[] = {
+    {64, 1024, 128, 8}, {1, 33, 16, 4}, {17, 31, 13, 5}, {9, 12, 10, 1}, {3, 5, 7, 2}};
+enum { NOPS_SHAPES = sizeof ops_shapes / sizeof ops_shapes[0] };
+
+static void run_iters(const cg_mlp_ops *ops, void *state, int iters, bool profiling, bool host,
+                      const char *name, const char *when) {
+  cg_error err = {0};
+  cg_device_span span = {0};
+  int launches = -99;
+  ck_assert_msg(ops->enqueue(state, iters, &span, &launches, &err) == CG_OK, "%s, %s: enqueue: %s",
+                name, when, err.msg);
+  ck_assert_msg(ops->finish(state, &err) == CG_OK, "%s, %s: finish: %s", name, when, err.msg);
+  if (profiling) ck_assert_msg(span.begin && span.end, "%s: no events bound the work", name);
+  if (host) ck_assert_msg(!span.begin && !span.end, "%s: events on the host", name);
+  ck_assert_msg(launches == -1 || launches >= 1, "%s: %d launches", name, launches);
+  cg_device_span_release(&span);
+}
+
+START_TEST(test_backend_ops) {
+  const combo c = combo_at(_i);
+  const cg_mlp_ops *ops = c.backend->mlp;
+  cg_device_list list = {0};
+  cg_device *dev = NULL;
+  cg_error err = {0};
+  char name[400];
+  if (c.device >= 0) {
+    cg_test_devices(&list);
+    ck_assert_msg(c.device < list.count, "device %d of %d", c.device, list.count);
+    ck_assert_msg(cg_device_open(&list.items[c.device], &dev, &err) == CG_OK, "%s", err.msg);
+  }
+  combo_name(&c, &list, name, sizeof name);
+  const bool profiling = c.device >= 0 && list.items[c.device].profiling, host = c.device < 0;
+  const cg_backend_env env = {.device = dev};
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+
+  for (int si = 0; si < NOPS_SHAPES; ++si)
+    for (int w3 = 0; w3 < 2; ++w3) {
+      const shape s = ops_shapes[si];
+      problem p;
+      problem_draw(&p, s, w3, 3, 0, true, &rng);
+      void *state = NULL;
+      cg_compile_info compile = {.ms = -1, .kind = NULL};
+      cg_rc rc = ops->prepare(&env, c.variant, &p.setup, &state, &compile, &err);
+      ck_assert_msg(rc == CG_OK, "%s, %dx%dx%dx%d: prepare: rc %d: %s", name, s.n, s.d, s.h, s.o,
+                    rc, err.msg);
+      ck_assert_ptr_nonnull(compile.kind);
+      ck_assert_msg(strcmp(compile.kind, "source") == 0 ? isfinite(compile.ms) && compile.ms >= 0
+                                                        : isnan(compile.ms),
+                    "%s: compile kind %s with %g ms", name, compile.kind, compile.ms);
+      cg_mlp_tensors out = poisoned_out(s);
+      double loss = NAN;
+
+      /* One iteration: its loss and the state after it. */
+      ck_assert_msg(ops->upload(state, &p.in, &err) == CG_OK, "%s: upload: %s", name, err.msg);
+      run_iters(ops, state, 1, profiling, host, name, "1 iteration");
+      ck_assert_msg(ops->read_loss(state, &loss, &err) == CG_OK, "%s: read_loss: %s", name,
+                    err.msg);
+      ck_assert_msg(loss_err(loss, p.loss[0]) <= TOL,
+                    "%s, %dx%dx%dx%d%s: loss of iteration 1 is %.9g, reference %.9g (seed %llu)",
+                    name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", loss, p.loss[0],
+                    (unsigned long long)seed);
+      ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
+      expect_state(name, &p, 0, &out, seed, "after 1 iteration");
+
+      /* Two more in one enqueue: read_loss gives the first of them, iteration 2. */
+      run_iters(ops, state, 2, profiling, host, name, "2 more iterations");
+      loss = NAN;
+      ck_assert_msg(ops->read_loss(state, &loss, &err) == CG_OK, "%s: read_loss: %s", name,
+                    err.msg);
+      ck_assert_msg(loss_err(loss, p.loss[1]) <= TOL,
+                    "%s, %dx%dx%dx%d%s: loss of iteration 2 is %.9g, reference %.9g (seed %llu)",
+                    name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", loss, p.loss[1],
+                    (unsigned long long)seed);
+      poison(&out, s);
+      ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
+      expect_state(name, &p, 2, &out, seed, "after 1 + 2 iterations");
+
+      /* Upload again: the weights start over and g3 is zero again; three in one enqueue. */
+      ck_assert_msg(ops->upload(state, &p.in, &err) == CG_OK, "%s: upload: %s", name, err.msg);
+      run_iters(ops, state, 3, profiling, host, name, "3 iterations after a new upload");
+      loss = NAN;
+      ck_assert_msg(ops->read_loss(state, &loss, &err) == CG_OK, "%s: read_loss: %s", name,
+                    err.msg);
+      ck_assert_msg(loss_err(loss, p.loss[0]) <= TOL,
+                    "%s, %dx%dx%dx%d%s: first loss after a new upload is %.9g, reference %.9g "
+                    "(seed %llu)",
+                    name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", loss, p.loss[0],
+                    (unsigned long long)seed);
+      poison(&out, s);
+      ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
+      expect_state(name, &p, 2, &out, seed, "after a new upload and 3 iterations");
+
+      /* The reference moved every weight that trains by more than the tolerance. */
+      ck_assert(rel_diff64(p.w1[0], p.w1_0, (size_t)s.d * s.h) >= MEASURABLE);
+      ck_assert(rel_diff64(p.w2[0], p.w2_0, (size_t)s.h * s.o) >= MEASURABLE);
+      free_out(&out);
+      ops->release(state);
+      problem_free(&p);
+    }
+  cg_device_close(dev);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* ---- the workload: records through cg_mlp_run ---- */
+
+static void small_config(cg_mlp_config *cfg) {
+  cg_mlp_defaults(cfg);
+  cfg->shape = (cg_mlp_shape){8, 16, 12, 3};
+  cfg->iters = 23; /* 5 runs, the last one of 3 iterations */
+  cfg->print_every = 5;
+  cfg->lr = 1e-5;
+}
+
+typedef struct progress_log {
+  int calls, starts, last_total;
+} progress_log;
+
+/* Called when a record starts (no runs yet) and after each of its timed runs. */
+static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
+  progress_log *log = ctx;
+  if (rec->nruns == 0) {
+    ck_assert_int_eq(index, log->starts);
+    log->starts++;
+  } else {
+    ck_assert_int_eq(index, log->starts - 1);
+  }
+  log->calls++;
+  log->last_total = total;
+  ck_assert_str_eq(rec->workload, "mlp");
+}
+
+/* Every record of an mlp report ok, with its losses at every print point and verified. */
+static void expect_mlp_records(const cg_report *report, const cg_mlp_config *cfg,
+                               const cg_device_info *info, int expected) {
+  const int chunks = (cfg->iters + cfg->print_every - 1) / cfg->print_every;
+  ck_assert_int_eq(report->count, expected);
+  const double *host_losses = NULL;
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    ck_assert_msg(r->status == CG_STATUS_OK, "%s/%s on %s: status %s: %s (seed %llu)", r->backend,
+                  r->variant, r->device, cg_status_name(r->status), r->reason,
+                  (unsigned long long)cfg->seed);
+    ck_assert_str_eq(r->workload, "mlp");
+    ck_assert_msg(r->nlosses == chunks, "%s/%s: %d losses, expected %d", r->backend, r->variant,
+                  r->nlosses, chunks);
+    ck_assert_int_eq(r->loss_every, cfg->print_every);
+    for (int k = 0; k < r->nlosses; ++k)
+      ck_assert_msg(isfinite(r->losses[k]) && r->losses[k] > 0, "%s/%s: loss %d is %g",
+                    r->backend, r->variant, k, r->losses[k]);
+    ck_assert_int_eq(r->nruns, chunks);
+    ck_assert_int_eq(r->iters_per_run, cfg->print_every);
+    ck_assert_int_eq(r->runs[chunks - 1].iters, cfg->iters - (chunks - 1) * cfg->print_every);
+    ck_assert_double_eq(cg_record_param(r, "batch"), cfg->shape.batch);
+    ck_assert_double_eq(cg_record_param(r, "din"), cfg->shape.din);
+    ck_assert_double_eq(cg_record_param(r, "hidden"), cfg->shape.hidden);
+    ck_assert_double_eq(cg_record_param(r, "dout"), cfg->shape.dout);
+    ck_assert_double_eq(cg_record_param(r, "iters"), cfg->iters);
+    ck_assert_double_eq(cg_record_param(r, "update_w3"), cfg->update_w3);
+    ck_assert_msg(isfinite(r->flops_per_iter) && r->flops_per_iter > 0, "flops %g",
+                  r->flops_per_iter);
+    ck_assert_msg(isfinite(r->upload_ms) && isfinite(r->download_ms) &&
+                      isfinite(r->first.complete_ms) && isfinite(r->steady_complete.median),
+                  "%s/%s: a phase of an ok record is not measured", r->backend, r->variant);
+    if (r->host_backend) {
+      host_losses = r->losses;
+      ck_assert_msg(isnan(r->init_ms), "host record with an init time");
+      continue;
+    }
+    ck_assert_str_eq(r->device, info->name);
+    ck_assert_msg(isfinite(r->verify_error) && isfinite(r->verify_loss_error) &&
+                      isfinite(r->verify_weights_error),
+                  "%s/%s: verify errors %g, %g, %g", r->backend, r->variant, r->verify_error,
+                  r->verify_loss_error, r->verify_weights_error);
+    ck_assert_msg(r->verify_tolerance > 0 && r->verify_tolerance <= 1e-3, "tolerance %g",
+                  r->verify_tolerance);
+    ck_assert_msg(r->verify_error <= r->verify_tolerance &&
+                      r->verify_error >= r->verify_loss_error &&
+                      r->verify_error >= r->verify_weights_error,
+                  "%s/%s: verify error %g (losses %g, weights %g), tolerance %g", r->backend,
+                  r->variant, r->verify_error, r->verify_loss_error, r->verify_weights_error,
+                  r->verify_tolerance);
+    if (host_losses)
+      for (int k = 0; k < r->nlosses; ++k)
+        ck_assert_msg(loss_err(r->losses[k], host_losses[k]) <= 1e-3,
+                      "%s/%s: loss %d is %.9g, host %.9g", r->backend, r->variant, k,
+                      r->losses[k], host_losses[k]);
+  }
+}
+
+START_TEST(test_workload_records) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  ck_assert_int_lt(_i, list.count);
+  const cg_device_info *info = &list.items[_i];
+  cg_mlp_config cfg;
+  cg_error err = {0};
+  cg_report report;
+
+  /* Every backend. */
+  small_config(&cfg);
+  cfg.seed = cg_test_seed();
+  ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+  cg_report_init(&report, 0, NULL);
+  progress_log log = {0, 0, -1};
+  ck_assert_msg(cg_mlp_run(&cfg, info, &report, on_progress, &log, &err) == CG_OK, "%s", err.msg);
+  const int all = count_variants(false) + count_variants(true);
+  ck_assert_int_eq(log.starts, all);
+  ck_assert_int_eq(log.last_total, all);
+  expect_mlp_records(&report, &cfg, info, all);
+  int runs = 0;
+  for (int i = 0; i < report.count; ++i) runs += report.records[i].nruns;
+  ck_assert_int_eq(log.calls, all + runs);
+  cg_report_free(&report);
+
+  /* The OpenCL backends alone, with update_w3: the workload computes the reference itself. */
+  const char *names[16];
+  int n = 0;
+  for (const cg_backend *const *b = cg_backend_all(); *b && n < 15; ++b)
+    if ((*b)->uses_opencl && (*b)->mlp) names[n++] = (*b)->name;
+  names[n] = NULL;
+  if (n > 0) {
+    small_config(&cfg);
+    cfg.seed = cg_test_seed();
+    cfg.update_w3 = true;
+    cfg.iters = 10, cfg.print_every = 5;
+    cfg.backends = names;
+    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+    cg_report_init(&report, 0, NULL);
+    ck_assert_msg(cg_mlp_run(&cfg, info, &report, NULL, NULL, &err) == CG_OK, "%s", err.msg);
+    expect_mlp_records(&report, &cfg, info, count_variants(true));
+    cg_report_free(&report);
+  }
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* Without a device the OpenCL records are skipped and the host ones still run. */
+START_TEST(test_workload_without_device) {
+  cg_mlp_config cfg;
+  small_config(&cfg);
+  cfg.seed = cg_test_seed();
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  cg_error err = {0};
+  ck_assert_int_eq(cg_mlp_validate(&cfg, NULL, &err), CG_OK);
+  ck_assert_int_eq(cg_mlp_run(&cfg, NULL, &report, NULL, NULL, &err), CG_OK);
+  ck_assert_int_eq(report.count, count_variants(false) + count_variants(true));
+  for (int i = 0; i < report.count; ++i) {
+    const cg_record *r = &report.records[i];
+    const cg_backend *b = cg_backend_find(r->backend);
+    ck_assert_ptr_nonnull(b);
+    if (b->uses_opencl) {
+      ck_assert_int_eq(r->status, CG_STATUS_SKIPPED);
+      ck_assert_msg(strstr(r->reason, "no OpenCL device") != NULL, "reason: %s", r->reason);
+    } else {
+      ck_assert_msg(r->status == CG_STATUS_OK, "%s: %s", r->backend, r->reason);
+      ck_assert_int_eq(r->nlosses, 5);
+    }
+  }
+  cg_report_free(&report);
+}
+END_TEST
+
+/* ---- validation and presets ---- */
+
+static void expect_bad_err(const cg_mlp_config *cfg, const cg_device_info *info,
+                           const char *named, cg_error *out) {
+  cg_error err = {0};
+  cg_rc rc = cg_mlp_validate(cfg, info, &err);
+  if (out) *out = err;
+  ck_assert_msg(rc == CG_BAD_INPUT, "expected CG_BAD_INPUT naming '%s', got rc %d", named, rc);
+  ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not named in: %s", named, err.msg);
+  ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
+}
+
+static void expect_bad(const cg_mlp_config *cfg, const cg_device_info *info, const char *named) {
+  expect_bad_err(cfg, info, named, NULL);
+}
+
+START_TEST(test_validate_values) {
+  cg_mlp_config cfg;
+  cg_error err = {0};
+  cg_mlp_defaults(&cfg);
+  ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "defaults: %s", err.msg);
+  /* The report's setup. */
+  ck_assert_int_eq(cfg.shape.batch, 64);
+  ck_assert_int_eq(cfg.shape.din, 1024);
+  ck_assert_int_eq(cfg.shape.hidden, 128);
+  ck_assert_int_eq(cfg.shape.dout, 8);
+  ck_assert_int_eq(cfg.iters, 10000);
+  ck_assert_int_eq(cfg.print_every, 1000);
+  ck_assert_double_eq(cfg.lr, 1e-9);
+  ck_assert(!cfg.update_w3);
+
+  small_config(&cfg), cfg.shape.batch = 0, expect_bad(&cfg, NULL, "--batch 0");
+  small_config(&cfg), cfg.shape.din = -4, expect_bad(&cfg, NULL, "--din -4");
+  small_config(&cfg), cfg.shape.hidden = 0, expect_bad(&cfg, NULL, "--hidden 0");
+  small_config(&cfg), cfg.shape.dout = -1, expect_bad(&cfg, NULL, "--dout -1");
+  small_config(&cfg), cfg.shape.hidden = CG_MLP_MAX_DIM + 1,
+                      expect_bad(&cfg, NULL, "--hidden 1048577");
+  small_config(&cfg), cfg.iters = 0, expect_bad(&cfg, NULL, "--iters 0");
+  small_config(&cfg), cfg.iters = -5, expect_bad(&cfg, NULL, "--iters -5");
+  small_config(&cfg), cfg.print_every = 0, expect_bad(&cfg, NULL, "--print-every 0");
+  small_config(&cfg), cfg.lr = -1e-3, expect_bad(&cfg, NULL, "--lr -0.001");
+  cg_error e = {0};
+  small_config(&cfg), cfg.lr = NAN, expect_bad_err(&cfg, NULL, "--lr", &e);
+  ck_assert_msg(cg_test_contains_nocase(e.msg, "nan"), "NaN not named in: %s", e.msg);
+  small_config(&cfg), cfg.lr = INFINITY, expect_bad(&cfg, NULL, "--lr");
+  small_config(&cfg), cfg.lr = 0;
+  ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "lr 0: %s", err.msg);
+  small_config(&cfg), cfg.print_every = 1000; /* beyond iters: one run */
+  ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "%s", err.msg);
+}
+END_TEST
+
+START_TEST(test_validate_names) {
+  cg_mlp_config cfg;
+  cg_error err = {0};
+  const char *foo[] = {"foo", NULL}, *cpu_foo[] = {"cpu", "foo", NULL};
+  small_config(&cfg), cfg.backends = foo, expect_bad(&cfg, NULL, "'foo'");
+  small_config(&cfg), cfg.backends = cpu_foo, expect_bad(&cfg, NULL, "'foo'");
+  small_config(&cfg), cfg.variants = foo, expect_bad(&cfg, NULL, "'foo'");
+  /* Every backend and variant name with mlp ops is accepted on its own. */
+  int checked = 0;
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
+    if (!(*b)->mlp) continue;
+    ck_assert_msg((*b)->mlp->variants && (*b)->mlp->variants[0], "%s: no variant", (*b)->name);
+    for (const char *const *v = (*b)->mlp->variants; *v; ++v, ++checked) {
+      const cg_mlp_ops *ops = (*b)->mlp;
+      ck_assert_msg(ops->prepare && ops->upload && ops->enqueue && ops->finish &&
+                        ops->read_loss && ops->download && ops->release,
+                    "%s: an op is missing", (*b)->name);
+      const char *bs[] = {(*b)->name, NULL}, *vs[] = {*v, NULL};
+      small_config(&cfg), cfg.backends = bs, cfg.variants = vs;
+      ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "%s/%s: %s", (*b)->name, *v,
+                    err.msg);
+    }
+  }
+  ck_assert_int_ge(checked, 1);
+  /* A backend without mlp ops is refused by name. */
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
+    if ((*b)->mlp) continue;
+    const char *bs[] = {(*b)->name, NULL};
+    char named[64];
+    snprintf(named, sizeof named, "'%s'", (*b)->name);
+    small_config(&cfg), cfg.backends = bs, expect_bad(&cfg, NULL, named);
+  }
+}
+END_TEST
+
+START_TEST(test_validate_device_limits) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  for (int i = 0; i < list.count; ++i) {
+    const cg_device_info *info = &list.items[i];
+    cg_mlp_config cfg;
+    cg_error err = {0};
+    /* w1 (din x hidden) alone exceeds the maximum allocation; x and h1 stay small. */
+    small_config(&cfg);
+    cfg.shape.batch = 2;
+    cfg.shape.din = CG_MLP_MAX_DIM;
+    cfg.shape.hidden = (int)(info->max_alloc / 4 / (uint64_t)CG_MLP_MAX_DIM) + 1;
+    ck_assert_int_le(cfg.shape.hidden, CG_MLP_MAX_DIM);
+    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_BAD_INPUT, "%s: w1 of %d x %d fits?",
+                  info->name, cfg.shape.din, cfg.shape.hidden);
+    ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
+    ck_assert_msg(strstr(err.msg, info->name) != NULL, "device not named: %s", err.msg);
+    char din[64], hidden[64];
+    snprintf(din, sizeof din, "--din %d", cfg.shape.din);
+    snprintf(hidden, sizeof hidden, "--hidden %d", cfg.shape.hidden);
+    ck_assert_msg(strstr(err.msg, din) || strstr(err.msg, hidden),
+                  "neither '%s' nor '%s' named in: %s", din, hidden, err.msg);
+    /* w1 just fits one allocation, but with its gradient the model outgrows the device's memory
+     * (where the device has less than twice its maximum allocation). */
+    small_config(&cfg);
+    cfg.shape.batch = 2;
+    cfg.shape.din = CG_MLP_MAX_DIM;
+    cfg.shape.hidden = (int)(info->max_alloc / 4 / (uint64_t)CG_MLP_MAX_DIM);
+    const double w1_bytes = 4.0 * cfg.shape.din * cfg.shape.hidden;
+    if (cfg.shape.hidden >= 1 && 2 * w1_bytes > (double)info->global_mem) {
+      ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_BAD_INPUT,
+                    "%s: a model of %.3g GiB fits %.3g GiB?", info->name, 2 * w1_bytes / 1073741824,
+                    (double)info->global_mem / 1073741824);
+      ck_assert_msg(strstr(err.msg, info->name) != NULL, "device not named: %s", err.msg);
+      snprintf(hidden, sizeof hidden, "--hidden %d", cfg.shape.hidden);
+      ck_assert_msg(strstr(err.msg, din) && strstr(err.msg, hidden), "'%s' and '%s' not in: %s",
+                    din, hidden, err.msg);
+      ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
+    }
+    /* Host backends alone need no device memory. */
+    const char *hosts[16];
+    int n = 0;
+    for (const cg_backend *const *b = cg_backend_all(); *b && n < 15; ++b)
+      if (!(*b)->uses_opencl && (*b)->mlp) hosts[n++] = (*b)->name;
+    hosts[n] = NULL;
+    cfg.backends = hosts;
+    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+    /* The presets fit. */
+    small_config(&cfg);
+    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+    ck_assert_int_eq(cg_mlp_preset(&cfg, "seed", &err), CG_OK);
+    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+  }
+  cg_device_list_free(&list);
+}
+END_TEST
+
+START_TEST(test_presets) {
+  cg_mlp_config cfg;
+  cg_error err = {0};
+  cg_mlp_defaults(&cfg);
+  cfg.iters = 77, cfg.lr = 0.5;
+  ck_assert_int_eq(cg_mlp_preset(&cfg, "big", &err), CG_OK);
+  ck_assert_int_eq(cfg.shape.batch, 64);
+  ck_assert_int_eq(cfg.shape.din, 5000);
+  ck_assert_int_eq(cfg.shape.hidden, 5000);
+  ck_assert_int_eq(cfg.shape.dout, 8);
+  ck_assert_int_eq(cfg.iters, 77); /* a preset sets the sizes only */
+  ck_assert_double_eq(cfg.lr, 0.5);
+  ck_assert_int_eq(cg_mlp_validate(&cfg, NULL, &err), CG_OK);
+  ck_assert_int_eq(cg_mlp_preset(&cfg, "seed", &err), CG_OK);
+  ck_assert_int_eq(cfg.shape.batch, 64);
+  ck_assert_int_eq(cfg.shape.din, 1024);
+  ck_assert_int_eq(cfg.shape.hidden, 128);
+  ck_assert_int_eq(cfg.shape.dout, 8);
+  const cg_mlp_shape before = cfg.shape;
+  ck_assert_int_eq(cg_mlp_preset(&cfg, "huge", &err), CG_BAD_INPUT);
+  ck_assert_msg(strstr(err.msg, "--preset") && strstr(err.msg, "'huge'"),
+                "option and value not named: %s", err.msg);
+  ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
+  ck_assert_int_eq(cfg.shape.din, before.din);
+  ck_assert_int_eq(cg_mlp_preset(&cfg, "", &err), CG_BAD_INPUT);
+  ck_assert_int_eq(cg_mlp_preset(&cfg, "BIG", &err), CG_BAD_INPUT);
+}
+END_TEST
+
+/* ---- crossover along a sweep ---- */
+
+/* A synthetic mlp record at size (din = hidden = size): steady time per iteration, and the
+ * total (init, compile, upload and one run of 10 iterations) */
+static void add_record(cg_report *report, const char *backend, const char *variant, bool host,
+                       int size, double steady_per_iter, double total, cg_status status) {
+  cg_record *r = cg_report_add(report);
+  ck_assert_ptr_nonnull(r);
+  snprintf(r->workload, sizeof r->workload, "mlp");
+  snprintf(r->backend, sizeof r->backend, "%s", backend);
+  snprintf(r->variant, sizeof r->variant, "%s", variant);
+  r->host_backend = host;
+  r->status = status;
+  cg_record_add_param(r, "batch", 64);
+  cg_record_add_param(r, "din", size);
+  cg_record_add_param(r, "hidden", size);
+  cg_record_add_param(r, "dout", 8);
+  r->iters_per_run = 10;
+  r->steady_complete.n = 1;
+  r->steady_complete.median = r->steady_complete.min = r->steady_complete.max =
+      steady_per_iter * 10;
+  /* total = init + compile + upload + runs; runs hold 10 iterations of the steady time */
+  const double run = steady_per_iter * 10;
+  r->runs = calloc(2, sizeof *r->runs);
+  ck_assert_ptr_nonnull(r->runs);
+  r->nruns = 2;
+  r->runs[0].complete_ms = r->runs[1].complete_ms = run;
+  r->runs[0].iters = r->runs[1].iters = 10;
+  if (host) {
+    r->upload_ms = total - 2 * run; /* init and compile stay NAN on the host */
+  } else {
+    r->init_ms = (total - 2 * run) / 2;
+    r->compile_ms = (total - 2 * run) / 4;
+    r->upload_ms = (total - 2 * run) / 4;
+  }
+}
+
+static const cg_mlp_crossover *find_x(const cg_mlp_crossover *x, int n, const char *backend,
+                                      const char *variant) {
+  for (int i = 0; i < n; ++i)
+    if (strcmp(x[i].backend, backend) == 0 && strcmp(x[i].variant, variant) == 0) return &x[i];
+  ck_abort_msg("no crossover entry for %s/%s", backend, variant);
+  return NULL;
+}
+
+START_TEST(test_crossovers) {
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  const int sizes[] = {256, 1024, 4096};
+  /* host: steady 1, 4, 16 ms per iteration; totals 100, 400, 1600 ms */
+  const double host_steady[] = {1, 4, 16}, host_total[] = {100, 400, 1600};
+  /* fast: wins the loop from the 2nd size, counting everything only at the 3rd */
+  const double fast_steady[] = {2, 3, 5}, fast_total[] = {900, 700, 800};
+  /* slow: never wins */
+  const double slow_steady[] = {5, 9, 30}, slow_total[] = {2000, 3000, 4000};
+  /* fickle: wins the 1st and 3rd sizes, loses the 2nd: only the 3rd counts */
+  const double fickle_steady[] = {0.5, 5, 10}, fickle_total[] = {50, 500, 1500};
+  for (int i = 0; i < 3; ++i) {
+    add_record(&report, "cpu", "openblas", true, sizes[i], host_steady[i], host_total[i],
+               CG_STATUS_OK);
+    add_record(&report, "dev", "fast", false, sizes[i], fast_steady[i], fast_total[i],
+               CG_STATUS_OK);
+    add_record(&report, "dev", "slow", false, sizes[i], slow_steady[i], slow_total[i],
+               CG_STATUS_OK);
+    add_record(&report, "dev", "fickle", false, sizes[i], fickle_steady[i], fickle_total[i],
+               CG_STATUS_OK);
+    /* failed: faster everywhere, but its last record is an error */
+    add_record(&report, "dev", "failed", false, sizes[i], 0.1, 1, i == 2 ? CG_STATUS_ERROR
+                                                                         : CG_STATUS_OK);
+  }
+  /* A matmul record in between changes nothing. */
+  cg_record *m = cg_report_add(&report);
+  snprintf(m->workload, sizeof m->workload, "matmul");
+  snprintf(m->backend, sizeof m->backend, "dev");
+  snprintf(m->variant, sizeof m->variant, "other");
+
+  cg_mlp_crossover x[8];
+  memset(x, 0x55, sizeof x);
+  const int n = cg_mlp_crossovers(&report, x, 8);
+  ck_assert_int_eq(n, 4); /* the OpenCL ones only, each once */
+  const cg_mlp_crossover *fast = find_x(x, n, "dev", "fast");
+  ck_assert_int_eq(fast->loop_size, 1024);
+  ck_assert_int_eq(fast->total_size, 4096);
+  const cg_mlp_crossover *slow = find_x(x, n, "dev", "slow");
+  ck_assert_int_eq(slow->loop_size, 0);
+  ck_assert_int_eq(slow->total_size, 0);
+  const cg_mlp_crossover *fickle = find_x(x, n, "dev", "fickle");
+  ck_assert_int_eq(fickle->loop_size, 4096);
+  ck_assert_int_eq(fickle->total_size, 4096);
+  const cg_mlp_crossover *failed = find_x(x, n, "dev", "failed");
+  ck_assert_int_eq(failed->loop_size, 0);
+  ck_assert_int_eq(failed->total_size, 0);
+  /* At most max entries. */
+  ck_assert_int_eq(cg_mlp_crossovers(&report, x, 2), 2);
+  cg_report_free(&report);
+  /* An empty report has none. */
+  cg_report_init(&report, 0, NULL);
+  ck_assert_int_eq(cg_mlp_crossovers(&report, x, 8), 0);
+  cg_report_free(&report);
+}
+END_TEST
+
+Suite *cg_mlp_suite(void) {
+  Suite *s = suite_create("mlp");
+  TCase *tc = tcase_create("reference");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, test_ref_step);
+  tcase_add_test(tc, test_ref_w3);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("backend_ops");
+  tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
+  tcase_add_loop_test(tc, test_backend_ops, 0, combo_count());
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("workload");
+  tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
+  tcase_add_loop_test(tc, test_workload_records, 0, device_count());
+  tcase_add_test(tc, test_workload_without_device);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("validate");
+  tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
+  tcase_add_test(tc, test_validate_values);
+  tcase_add_test(tc, test_validate_names);
+  tcase_add_test(tc, test_validate_device_limits);
+  tcase_add_test(tc, test_presets);
+  tcase_add_test(tc, test_crossovers);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return cg_test_main(cg_mlp_suite, true); }
