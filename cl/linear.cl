@@ -70,11 +70,12 @@ inline void softmax_row(__global float *z, const int C, const int label, const i
   float s = 0.0f;
   for (int c = lid; c < C; c += L) s += exp(z[c] - m);
   s = group_sum(s, scratch);
-  const float lse = m + log(s);
-  const float inv_n = 1.0f / (float)n;
+  /* Relative to the row maximum throughout: m + log(s) - z[label] would round away the digits
+   * of log(s) when the logits are large. */
+  const float inv_n = 1.0f / (float)n, inv_s = 1.0f / s;
   for (int c = lid; c < C; c += L)
-    z[c] = (exp(z[c] - lse) - (c == label ? 1.0f : 0.0f)) * inv_n;
-  if (lid == 0) *loss_out = lse - zlabel;
+    z[c] = (exp(z[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_n;
+  if (lid == 0) *loss_out = log(s) - (zlabel - m);
 }
 
 /* Fused forward pass: work-group r computes row r's logits z = x_r w^T + b into g (n x C),

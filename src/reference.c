@@ -134,10 +134,13 @@ double cg_ref_softmax_xent(const float *logits, int n, int classes, const int *l
       if (z[c] > zmax) zmax = z[c];
     float sum = 0;
     for (int c = 0; c < classes; ++c) sum += expf(z[c] - zmax);
-    const float lse = zmax + logf(sum);
-    loss += (double)(lse - z[labels[r]]);
+    /* Everything relative to the row maximum: lse - z[label] computed as
+     * log(sum) - (z[label] - zmax) keeps the digits that zmax + log(sum) would round away. */
+    const float zlabel = z[labels[r]];
+    loss += (double)(logf(sum) - (zlabel - zmax));
+    const float inv_sum = 1.0f / sum;
     for (int c = 0; c < classes; ++c)
-      gr[c] = (expf(z[c] - lse) - (c == labels[r] ? 1.0f : 0.0f)) / (float)n;
+      gr[c] = (expf(z[c] - zmax) * inv_sum - (c == labels[r] ? 1.0f : 0.0f)) / (float)n;
   }
   return loss / n;
 }

@@ -571,8 +571,13 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     const cg_record *r = &report->records[i];
     if (!last_workload || strcmp(last_workload, r->workload) != 0 ||
         (!r->host_backend && (!last_device || strcmp(last_device, r->device) != 0))) {
-      fprintf(out, "\n%s on %s (%s, driver %s)\n", r->workload, r->host_backend ? "host" : r->device,
-              r->host_backend ? "OpenBLAS" : r->platform, r->host_backend ? "-" : r->driver);
+      if (r->host_backend)
+        fprintf(out, "\n%s on host (OpenBLAS)\n", r->workload);
+      else if (r->device[0])
+        fprintf(out, "\n%s on %s (%s, driver %s)\n", r->workload, r->device, r->platform,
+                r->driver);
+      else
+        fprintf(out, "\n%s: no OpenCL device\n", r->workload);
       print_row(out, cells[0], width);
       last_workload = r->workload;
       if (!r->host_backend) last_device = r->device;
