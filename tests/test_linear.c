@@ -18,50 +18,17 @@
 
 /* ---- what each looped test runs: (device, backend, variant) ---- */
 
-typedef struct combo {
-  const cg_backend *backend;
-  const char *variant;
-  int device; /* index in the device list; -1 for host backends, which run once */
-} combo;
-
-static int count_variants(bool opencl) {
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->linear && (*b)->uses_opencl == opencl)
-      for (const char *const *v = (*b)->linear->variants; *v; ++v) ++n;
-  return n;
+static const char *const *linear_variants(const cg_backend *b) {
+  return b->linear ? b->linear->variants : NULL;
 }
 
-/* Host combos first, then every OpenCL combo on device 0, on device 1, ... */
-static int combo_count(bool with_host) {
-  int devices = cg_test_device_count();
-  return (with_host ? count_variants(false) : 0) +
-         (devices > 0 ? devices : 0) * count_variants(true);
-}
-
+typedef cg_test_combo combo;
+static int combo_count(bool with_host) { return cg_test_combo_count(linear_variants, with_host); }
 static combo combo_at(int index, bool with_host) {
-  combo c = {NULL, NULL, -1};
-  int host = with_host ? count_variants(false) : 0, ocl = count_variants(true);
-  bool opencl = index >= host;
-  int within = opencl ? (index - host) % ocl : index;
-  if (opencl) c.device = (index - host) / ocl;
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->linear && (*b)->uses_opencl == opencl)
-      for (const char *const *v = (*b)->linear->variants; *v; ++v, ++n)
-        if (n == within) {
-          c.backend = *b;
-          c.variant = *v;
-        }
-  ck_assert_msg(c.backend != NULL, "internal: no combo %d", index);
-  return c;
+  return cg_test_combo_at(linear_variants, index, with_host);
 }
+#define combo_name cg_test_combo_name
 
-static const char *combo_name(const combo *c, const cg_device_list *list, char *buf, size_t n) {
-  snprintf(buf, n, "%s/%s on %s", c->backend->name, c->variant,
-           c->device < 0 ? "the host" : list->items[c->device].name);
-  return buf;
-}
 
 static int ntransfers(const cg_linear_ops *ops) {
   int n = 0;
@@ -387,7 +354,7 @@ START_TEST(test_workload_all_backends) {
   cg_report report;
   cg_report_init(&report, 0, NULL);
   ck_assert_msg(cg_linear_run(&cfg, info, &report, NULL, NULL, &err) == CG_OK, "%s", err.msg);
-  ck_assert_int_eq(report.count, count_variants(false) + 3 * count_variants(true));
+  ck_assert_int_eq(report.count, cg_test_variant_count(linear_variants, false) + 3 * cg_test_variant_count(linear_variants, true));
   int ok = 0;
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
@@ -419,7 +386,7 @@ START_TEST(test_workload_without_device) {
   cg_error err = {0};
   ck_assert_int_eq(cg_linear_validate(&cfg, NULL, &err), CG_OK);
   ck_assert_int_eq(cg_linear_run(&cfg, NULL, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, count_variants(false) + count_variants(true));
+  ck_assert_int_eq(report.count, cg_test_variant_count(linear_variants, false) + cg_test_variant_count(linear_variants, true));
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);

@@ -27,44 +27,14 @@ enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
 
 /* ---- what each looped test runs: (device, backend, variant) ---- */
 
-typedef struct combo {
-  const cg_backend *backend;
-  const char *variant;
-  int device; /* index in the device list; -1 for host backends, which run once */
-} combo;
-
-static int count_variants(bool opencl) {
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->matmul && (*b)->uses_opencl == opencl)
-      for (const char *const *v = (*b)->matmul->variants; *v; ++v) ++n;
-  return n;
+static const char *const *matmul_variants(const cg_backend *b) {
+  return b->matmul ? b->matmul->variants : NULL;
 }
 
-/* Host combos first, then every OpenCL combo on device 0, on device 1, ... The device count comes
- * from a forked child (cg_test_device_count), so building the suite touches no driver. */
-static int combo_count(void) {
-  int devices = cg_test_device_count();
-  return count_variants(false) + (devices > 0 ? devices : 0) * count_variants(true);
-}
-
-static combo combo_at(int index) {
-  combo c = {NULL, NULL, -1};
-  int host = count_variants(false), ocl = count_variants(true);
-  bool opencl = index >= host;
-  int within = opencl ? (index - host) % ocl : index;
-  if (opencl) c.device = (index - host) / ocl;
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->matmul && (*b)->uses_opencl == opencl)
-      for (const char *const *v = (*b)->matmul->variants; *v; ++v, ++n)
-        if (n == within) {
-          c.backend = *b;
-          c.variant = *v;
-        }
-  ck_assert_msg(c.backend != NULL, "internal: no combo %d", index);
-  return c;
-}
+typedef cg_test_combo combo;
+static int combo_count(void) { return cg_test_combo_count(matmul_variants, true); }
+static combo combo_at(int index) { return cg_test_combo_at(matmul_variants, index, true); }
+#define combo_name cg_test_combo_name
 
 /* ---- helpers ---- */
 
@@ -98,11 +68,6 @@ static long first_bad_element(const float *out, const float *ref, const float *A
   return -1;
 }
 
-static const char *combo_name(const combo *c, const cg_device_list *list, char *buf, size_t n) {
-  snprintf(buf, n, "%s/%s on %s", c->backend->name, c->variant,
-           c->device < 0 ? "the host" : list->items[c->device].name);
-  return buf;
-}
 
 /* ---- every backend and variant through its ops, on every device ---- */
 
@@ -296,7 +261,7 @@ START_TEST(test_workload_without_device) {
   cg_error err = {0};
   ck_assert_int_eq(cg_matmul_validate(&cfg, NULL, &err), CG_OK);
   ck_assert_int_eq(cg_matmul_run(&cfg, NULL, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, count_variants(false) + count_variants(true));
+  ck_assert_int_eq(report.count, cg_test_variant_count(matmul_variants, false) + cg_test_variant_count(matmul_variants, true));
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);

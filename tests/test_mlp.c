@@ -44,49 +44,15 @@ typedef struct shape {
 
 /* ---- what each looped test runs: (device, backend, variant) ---- */
 
-typedef struct combo {
-  const cg_backend *backend;
-  const char *variant;
-  int device; /* index in the device list; -1 for host backends, which run once */
-} combo;
-
-static int count_variants(bool opencl) {
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->mlp && (*b)->uses_opencl == opencl)
-      for (const char *const *v = (*b)->mlp->variants; *v; ++v) ++n;
-  return n;
+static const char *const *mlp_variants(const cg_backend *b) {
+  return b->mlp ? b->mlp->variants : NULL;
 }
 
-/* Host combos first, then every OpenCL combo on device 0, on device 1, ... */
-static int combo_count(void) {
-  int devices = cg_test_device_count();
-  return count_variants(false) + (devices > 0 ? devices : 0) * count_variants(true);
-}
+typedef cg_test_combo combo;
+static int combo_count(void) { return cg_test_combo_count(mlp_variants, true); }
+static combo combo_at(int index) { return cg_test_combo_at(mlp_variants, index, true); }
+#define combo_name cg_test_combo_name
 
-static combo combo_at(int index) {
-  combo c = {NULL, NULL, -1};
-  int host = count_variants(false), ocl = count_variants(true);
-  bool opencl = index >= host;
-  int within = opencl ? (index - host) % ocl : index;
-  if (opencl) c.device = (index - host) / ocl;
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->mlp && (*b)->uses_opencl == opencl)
-      for (const char *const *v = (*b)->mlp->variants; *v; ++v, ++n)
-        if (n == within) {
-          c.backend = *b;
-          c.variant = *v;
-        }
-  ck_assert_msg(c.backend != NULL, "internal: no combo %d", index);
-  return c;
-}
-
-static const char *combo_name(const combo *c, const cg_device_list *list, char *buf, size_t n) {
-  snprintf(buf, n, "%s/%s on %s", c->backend->name, c->variant,
-           c->device < 0 ? "the host" : list->items[c->device].name);
-  return buf;
-}
 
 static int device_count(void) {
   int n = cg_test_device_count();
@@ -776,7 +742,7 @@ START_TEST(test_workload_records) {
   cg_report_init(&report, 0, NULL);
   progress_log log = {0, 0, -1};
   ck_assert_msg(cg_mlp_run(&cfg, info, &report, on_progress, &log, &err) == CG_OK, "%s", err.msg);
-  const int all = count_variants(false) + count_variants(true);
+  const int all = cg_test_variant_count(mlp_variants, false) + cg_test_variant_count(mlp_variants, true);
   ck_assert_int_eq(log.starts, all);
   ck_assert_int_eq(log.last_total, all);
   expect_mlp_records(&report, &cfg, info, all);
@@ -800,7 +766,7 @@ START_TEST(test_workload_records) {
     ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
     cg_report_init(&report, 0, NULL);
     ck_assert_msg(cg_mlp_run(&cfg, info, &report, NULL, NULL, &err) == CG_OK, "%s", err.msg);
-    expect_mlp_records(&report, &cfg, info, count_variants(true));
+    expect_mlp_records(&report, &cfg, info, cg_test_variant_count(mlp_variants, true));
     cg_report_free(&report);
   }
   cg_device_list_free(&list);
@@ -817,7 +783,7 @@ START_TEST(test_workload_without_device) {
   cg_error err = {0};
   ck_assert_int_eq(cg_mlp_validate(&cfg, NULL, &err), CG_OK);
   ck_assert_int_eq(cg_mlp_run(&cfg, NULL, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, count_variants(false) + count_variants(true));
+  ck_assert_int_eq(report.count, cg_test_variant_count(mlp_variants, false) + cg_test_variant_count(mlp_variants, true));
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);
