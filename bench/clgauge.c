@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "clgauge/backend.h"
 #include "clgauge/device.h"
+#include "clgauge/files.h"
 #include "clgauge/matmul.h"
 #include "clgauge/mlp.h"
 #include "clgauge/linear.h"
@@ -21,6 +22,8 @@ enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
 typedef struct common_opts {
   const char *device;
   const char *kernel_dir;
+  const char *binary_cache;
+  bool cold_compile;
   const char *json;
   const char *csv;
   char **backends;
@@ -36,6 +39,10 @@ static const char common_help[] =
     "  --backend LIST     comma-separated backends: cpu, clblast, cl (default: all)\n"
     "  --variant LIST     comma-separated variants of the backends (default: all)\n"
     "  --kernel-dir DIR   read the OpenCL kernels from DIR instead of the embedded copies\n"
+    "  --binary-cache DIR keep built OpenCL programs in DIR (created if missing) and load them\n"
+    "                     on later runs: the compile phase then shows the cached cost\n"
+    "  --cold-compile     switch off the drivers' own kernel caches (NVIDIA, PoCL, Mesa) so that\n"
+    "                     the compile phase shows a cold build\n"
     "  --seed N           seed of the input generator (default 42)\n"
     "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
     "  --csv FILE         write the results as CSV\n"
@@ -56,6 +63,11 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
   } else if (cli_option(argc, argv, i, "--kernel-dir", &v, &bad)) {
     if (bad) return -1;
     o->kernel_dir = v;
+  } else if (cli_option(argc, argv, i, "--binary-cache", &v, &bad)) {
+    if (bad) return -1;
+    o->binary_cache = v;
+  } else if (cli_flag(argv[*i], "--cold-compile")) {
+    o->cold_compile = true;
   } else if (cli_option(argc, argv, i, "--json", &v, &bad)) {
     if (bad) return -1;
     o->json = v;
@@ -159,6 +171,7 @@ static int open_session(session *s, const common_opts *o, int argc, char **argv)
   cg_error err = {0};
   memset(s, 0, sizeof *s);
   cg_report_init(&s->report, argc, argv);
+  if (o->cold_compile) cg_driver_caches_disable(); /* before the drivers are loaded */
   if (cg_device_list_query(&s->list, &err) != CG_OK) {
     cli_error("%s", err.msg);
     return EXIT_FAILURE;
@@ -203,6 +216,10 @@ static int check_outputs(const common_opts *o) {
       cli_error("%s %s", opts[i], err.msg);
       return EXIT_USAGE;
     }
+  if (o->binary_cache && cg_dir_ensure(o->binary_cache, &err) != CG_OK) {
+    cli_error("--binary-cache %s", err.msg);
+    return EXIT_USAGE;
+  }
   return 0;
 }
 
@@ -369,7 +386,8 @@ static int run_jobs(const workload_fns *const *fns, const void *const *cfgs, int
   do {                                                                                             \
     (cfg)->backends = (const char *const *)(o)->backends;                                          \
     (cfg)->variants = (const char *const *)(o)->variants;                                          \
-    (cfg)->kernel_dir = (o)->kernel_dir;                                                           \
+    (cfg)->programs.kernel_dir = (o)->kernel_dir;                                                  \
+    (cfg)->programs.binary_cache = (o)->binary_cache;                                              \
     (cfg)->seed = (o)->seed;                                                                       \
   } while (0)
 

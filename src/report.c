@@ -1,16 +1,13 @@
 /* Result records and their outputs: the aligned table and summary, JSON (cJSON) and CSV. */
 #include "clgauge/report.h"
+#include "clgauge/files.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 const char *cg_status_name(cg_status status) {
   switch (status) {
@@ -161,6 +158,10 @@ static cJSON *record_json(const cg_record *r) {
   cJSON *compile = cJSON_AddObjectToObject(ph, "compile");
   add_num(compile, "ms", r->compile_ms);
   cJSON_AddStringToObject(compile, "kind", r->compile_kind);
+  if (r->driver_cache[0])
+    cJSON_AddStringToObject(compile, "driver_cache", r->driver_cache);
+  else
+    cJSON_AddNullToObject(compile, "driver_cache");
   cJSON *upload = cJSON_AddObjectToObject(ph, "upload");
   add_num(upload, "ms", r->upload_ms);
   cJSON *first = cJSON_AddObjectToObject(ph, "first");
@@ -252,59 +253,19 @@ char *cg_report_json(const cg_report *report) {
 
 /* ---- files, written whole or not at all ---- */
 
-static cg_rc open_temp_beside(const char *path, char *tmp, size_t size, FILE **out,
-                              cg_error *err) {
-  cg_rc rc = CG_OK;
-  CG_CHECK(path && *path, CG_BAD_INPUT, "empty output path");
-  CG_CHECK(snprintf(tmp, size, "%s.tmpXXXXXX", path) < (int)size, CG_BAD_INPUT,
-           "output path too long: '%s'", path);
-  struct stat st;
-  CG_CHECK(stat(path, &st) != 0 || S_ISREG(st.st_mode), CG_BAD_INPUT,
-           "cannot write '%s': not a regular file", path);
-  int fd = mkstemp(tmp);
-  CG_CHECK(fd >= 0, CG_BAD_INPUT, "cannot write '%s': %s", path, strerror(errno));
-  /* mkstemp creates 0600; a results file gets the mode any new file would (0666 less umask) */
-  mode_t mask = umask(0);
-  umask(mask);
-  fchmod(fd, 0666 & ~mask);
-  *out = fdopen(fd, "w");
-  if (!*out) {
-    close(fd);
-    unlink(tmp);
-    CG_CHECK(0, CG_ERROR, "cannot write '%s': %s", path, strerror(errno));
-  }
-cleanup:
-  return rc;
-}
-
 cg_rc cg_report_check_path(const char *path, cg_error *err) {
-  char tmp[4200];
-  FILE *f = NULL;
-  cg_rc rc = open_temp_beside(path, tmp, sizeof tmp, &f, err);
-  if (rc != CG_OK) return rc;
-  fclose(f);
-  unlink(tmp);
-  return CG_OK;
+  return cg_file_check_writable(path, err);
 }
 
 typedef void (*write_fn)(const cg_report *report, FILE *out, void *ctx);
 
 static cg_rc write_whole(const cg_report *report, const char *path, write_fn fn, void *ctx,
                          cg_error *err) {
-  cg_rc rc = CG_OK;
-  char tmp[4200];
-  FILE *f = NULL;
-  CG_TRY(open_temp_beside(path, tmp, sizeof tmp, &f, err));
-  fn(report, f, ctx);
-  bool ok = !ferror(f);
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int e = errno;
-    unlink(tmp);
-    CG_CHECK(0, CG_ERROR, "cannot write '%s': %s", path, strerror(e));
-  }
-cleanup:
-  return rc;
+  cg_file_writer w;
+  cg_rc rc = cg_file_begin(path, &w, err);
+  if (rc != CG_OK) return rc;
+  fn(report, w.out, ctx);
+  return cg_file_commit(&w, err);
 }
 
 static void put_json(const cg_report *report, FILE *out, void *ctx) {
@@ -343,7 +304,7 @@ static void csv_str(FILE *out, const char *s, bool first) {
 
 static void put_csv(const cg_report *report, FILE *out, void *ctx) {
   fputs("workload,backend,variant,status,reason,device,driver_version,params,iters_per_run,"
-        "init_ms,compile_ms,compile_kind,upload_ms,first_enqueue_ms,first_complete_ms,"
+        "init_ms,compile_ms,compile_kind,driver_cache,upload_ms,first_enqueue_ms,first_complete_ms,"
         "first_device_ms,steady_median_ms,steady_min_ms,steady_max_ms,steady_stddev_ms,"
         "steady_enqueue_median_ms,steady_device_median_ms,gflops,download_ms,rel_error,"
         "host_cpu_ms,host_wall_ms,launches_per_iter\n",
@@ -367,6 +328,7 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
     csv_num(out, r->init_ms);
     csv_num(out, r->compile_ms);
     csv_str(out, r->compile_kind, false);
+    csv_str(out, r->driver_cache, false);
     double nums[] = {r->upload_ms,
                      r->first.enqueue_ms,
                      r->first.complete_ms,
@@ -465,6 +427,14 @@ static const char *record_name(const cg_record *r, char *buf, size_t size) {
   return buf;
 }
 
+/* Where the compile time came from, as far as the run can tell. */
+static const char *compile_origin(const cg_record *r) {
+  if (strcmp(r->compile_kind, "cache") == 0) return "binaries from the cache";
+  if (strcmp(r->driver_cache, "on") == 0) return "from source; the driver's cache may have served it";
+  if (strcmp(r->driver_cache, "off") == 0) return "from source, cold";
+  return "from source";
+}
+
 static void print_summary(const cg_report *report, const cg_record *r, FILE *out) {
   char name[80];
   double cold = r->init_ms + (isfinite(r->compile_ms) ? r->compile_ms : 0) + r->upload_ms +
@@ -473,8 +443,8 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   fprintf(out, "  %s: run 0 took %.1f ms, of which context %.1f ms, ",
           record_name(r, name, sizeof name), cold, r->init_ms);
   if (isfinite(r->compile_ms))
-    fprintf(out, "compile %.1f ms, upload %.1f ms, first run %.1f ms", r->compile_ms,
-            r->upload_ms, r->first.complete_ms);
+    fprintf(out, "compile %.1f ms (%s), upload %.1f ms, first run %.1f ms", r->compile_ms,
+            compile_origin(r), r->upload_ms, r->first.complete_ms);
   else
     fprintf(out, "upload %.1f ms, first run %.1f ms (library compile inside)", r->upload_ms,
             r->first.complete_ms);

@@ -84,7 +84,7 @@ START_TEST(test_backend_ops) {
     ck_assert_msg(cg_device_open(&list.items[c.device], &dev, &err) == CG_OK, "%s", err.msg);
   }
   combo_name(&c, &list, name, sizeof name);
-  const cg_backend_env env = {dev, NULL};
+  const cg_backend_env env = {.device = dev};
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);

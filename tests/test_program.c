@@ -1,13 +1,17 @@
 /* Check suite of the program module: the embedded kernels against the .cl files of cl/, kernel
- * sources read from a directory, and program builds (good and broken) on every device. */
+ * sources read from a directory, program builds (good and broken) and the binary cache on every
+ * device. */
 #include <CL/cl.h>
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clgauge/device.h"
 #include "clgauge/program.h"
+#include "clgauge/random.h"
+#include "clgauge/reference.h"
 #include "test_util.h"
 
 #ifndef CLGAUGE_SOURCE_DIR
@@ -147,9 +151,13 @@ START_TEST(test_build_good) {
     for (int d = 0; d < 2; ++d) {
       cl_program program = NULL;
       cg_error err = {0};
-      cg_rc rc = cg_program_build(dev, dirs[d], "matmul.cl", matmul_options, &program, &err);
+      const cg_program_store store = {dirs[d], NULL};
+      cg_build_origin origin = CG_BUILT_FROM_CACHE;
+      cg_rc rc = cg_program_build(dev, &store, "matmul.cl", matmul_options, &program, &origin,
+                                  &err);
       ck_assert_msg(rc == CG_OK, "device %d (%s): %s", i, info->name, err.msg);
       ck_assert_ptr_nonnull(program);
+      ck_assert_int_eq(origin, CG_BUILT_FROM_SOURCE);
       cl_build_status status = CL_BUILD_NONE;
       ck_assert_int_eq(clGetProgramBuildInfo(program, info->id, CL_PROGRAM_BUILD_STATUS,
                                              sizeof status, &status, NULL),
@@ -166,7 +174,7 @@ START_TEST(test_build_good) {
     }
     cl_program stamp = NULL;
     cg_error err = {0};
-    ck_assert_msg(cg_program_build(dev, NULL, "stamp.cl", NULL, &stamp, &err) == CG_OK,
+    ck_assert_msg(cg_program_build(dev, NULL, "stamp.cl", NULL, &stamp, NULL, &err) == CG_OK,
                   "device %d: stamp.cl: %s", i, err.msg);
     clReleaseProgram(stamp);
     cg_device_close(dev);
@@ -195,7 +203,8 @@ START_TEST(test_build_broken) {
     cg_device *dev = open_device(info);
     cl_program program = (cl_program)(&list); /* must stay untouched */
     cg_error err = {0};
-    cg_rc rc = cg_program_build(dev, dir, "matmul.cl", matmul_options, &program, &err);
+    const cg_program_store store = {dir, NULL};
+    cg_rc rc = cg_program_build(dev, &store, "matmul.cl", matmul_options, &program, NULL, &err);
     ck_assert_msg(rc == CG_ERROR, "device %d (%s): a broken kernel built (rc %d)", i, info->name,
                   rc);
     ck_assert_ptr_eq(program, (cl_program)(&list));
@@ -229,12 +238,191 @@ START_TEST(test_build_missing_file) {
   cg_device *dev = open_device(&list.items[0]);
   cl_program program = NULL;
   cg_error err = {0};
-  ck_assert_int_eq(cg_program_build(dev, dir, "matmul.cl", NULL, &program, &err), CG_BAD_INPUT);
+  const cg_program_store store = {dir, NULL};
+  ck_assert_int_eq(cg_program_build(dev, &store, "matmul.cl", NULL, &program, NULL, &err),
+                   CG_BAD_INPUT);
   ck_assert_ptr_null(program);
   ck_assert_msg(strstr(err.msg, dir) != NULL, "directory not named: %s", err.msg);
   cg_device_close(dev);
   cg_device_list_free(&list);
   cg_test_rmtree(dir);
+}
+END_TEST
+
+/* ---- the binary cache ---- */
+
+/* Run matmul_naive of the program on fresh random inputs (17x31x7: primes, no tile fits) and
+ * compare with the host reference: a program loaded from the cache must compute, not only load. */
+static void expect_naive_correct(cg_device *dev, cl_program program, const char *what) {
+  enum { M = 17, N = 31, K = 7 };
+  float A[M * K], B[K * N], C[M * N], ref[M * N];
+  cg_rng rng;
+  cg_rng_seed(&rng, cg_test_seed());
+  cg_rng_fill_normal(&rng, A, M * K);
+  cg_rng_fill_normal(&rng, B, K * N);
+  for (int i = 0; i < M * N; ++i) C[i] = NAN; /* poisoned: unwritten elements show */
+  cg_ref_sgemm(M, N, K, A, B, ref);
+  cl_context ctx = cg_device_context(dev);
+  cl_command_queue q = cg_device_queue(dev);
+  cl_int code = CL_SUCCESS;
+  cl_kernel kernel = clCreateKernel(program, "matmul_naive", &code);
+  ck_assert_msg(code == CL_SUCCESS, "%s: clCreateKernel %d", what, code);
+  cl_mem a = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof A, A, &code);
+  cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, sizeof B, B, &code);
+  cl_mem c = clCreateBuffer(ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof C, C, &code);
+  ck_assert_msg(code == CL_SUCCESS, "%s: clCreateBuffer %d", what, code);
+  const cl_int m = M, n = N, k = K;
+  clSetKernelArg(kernel, 0, sizeof m, &m);
+  clSetKernelArg(kernel, 1, sizeof n, &n);
+  clSetKernelArg(kernel, 2, sizeof k, &k);
+  clSetKernelArg(kernel, 3, sizeof a, &a);
+  clSetKernelArg(kernel, 4, sizeof b, &b);
+  clSetKernelArg(kernel, 5, sizeof c, &c);
+  const size_t global[2] = {N, M};
+  ck_assert_int_eq(clEnqueueNDRangeKernel(q, kernel, 2, NULL, global, NULL, 0, NULL, NULL),
+                   CL_SUCCESS);
+  ck_assert_int_eq(clEnqueueReadBuffer(q, c, CL_TRUE, 0, sizeof C, C, 0, NULL, NULL),
+                   CL_SUCCESS);
+  double e = cg_rel_error(C, ref, M * N);
+  ck_assert_msg(e <= cg_matmul_tolerance(K), "%s: relative error %g", what, e);
+  clReleaseMemObject(a);
+  clReleaseMemObject(b);
+  clReleaseMemObject(c);
+  clReleaseKernel(kernel);
+}
+
+static cg_build_origin build_cached(cg_device *dev, const cg_program_store *store,
+                                    const char *options, const char *what) {
+  cl_program program = NULL;
+  cg_build_origin origin = (cg_build_origin)-1;
+  cg_error err = {0};
+  ck_assert_msg(cg_program_build(dev, store, "matmul.cl", options, &program, &origin, &err) ==
+                    CG_OK,
+                "%s: %s", what, err.msg);
+  expect_naive_correct(dev, program, what);
+  clReleaseProgram(program);
+  return origin;
+}
+
+/* The single file in dir (the test leaves one there at a time). */
+static void only_file(const char *dir, char *path, size_t size) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.') {
+      snprintf(path, size, "%s/%s", dir, e->d_name);
+      n++;
+    }
+  closedir(d);
+  ck_assert_int_eq(n, 1);
+}
+
+START_TEST(test_binary_cache) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  for (int i = 0; i < list.count; ++i) {
+    const cg_device_info *info = &list.items[i];
+    char dir[256], path[1024], what[400];
+    cg_test_tempdir(dir, sizeof dir);
+    cg_device *dev = open_device(info);
+    const cg_program_store store = {NULL, dir};
+
+    snprintf(what, sizeof what, "%s, first build", info->name);
+    ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
+    ck_assert_msg(cg_test_dir_entries(dir) == 1, "%s: %d files in the cache", info->name,
+                  cg_test_dir_entries(dir));
+    snprintf(what, sizeof what, "%s, second build", info->name);
+    ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_CACHE);
+
+    /* Other options are another program: built from source, kept beside the first. */
+    snprintf(what, sizeof what, "%s, other options", info->name);
+    ck_assert_int_eq(build_cached(dev, &store, "-DTS=8 -DWPT=4 -DBK=8", what),
+                     CG_BUILT_FROM_SOURCE);
+    ck_assert_int_eq(cg_test_dir_entries(dir), 2);
+    cg_test_rmtree(dir);
+    cg_test_tempdir(dir, sizeof dir);
+
+    /* A damaged file is rebuilt from source and replaced by a good one. */
+    snprintf(what, sizeof what, "%s, after damage", info->name);
+    ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
+    only_file(dir, path, sizeof path);
+    size_t size = 0;
+    char *bin = cg_test_read_file(path, &size);
+    ck_assert_ptr_nonnull(bin);
+    ck_assert_uint_gt(size, 64);
+    memset(bin + size / 2, 0xA5, size - size / 2);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bin, 1, size / 2 + 10, f), size / 2 + 10); /* truncated, garbled */
+    fclose(f);
+    free(bin);
+    ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
+    snprintf(what, sizeof what, "%s, after the rebuild", info->name);
+    ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_CACHE);
+    ck_assert_int_eq(cg_test_dir_entries(dir), 1);
+
+    /* A changed source is another program too. */
+    char kdir[256], kpath[512];
+    cg_test_tempdir(kdir, sizeof kdir);
+    snprintf(kpath, sizeof kpath, "%s/matmul.cl", kdir);
+    size_t ksize = 0;
+    char *source = cg_test_read_file(KERNEL_SOURCE_DIR "/matmul.cl", &ksize);
+    ck_assert_ptr_nonnull(source);
+    char *changed = malloc(ksize + 64);
+    snprintf(changed, ksize + 64, "%s\n/* changed */\n", source);
+    cg_test_write_file(kpath, changed);
+    free(source);
+    free(changed);
+    const cg_program_store changed_store = {kdir, dir};
+    snprintf(what, sizeof what, "%s, changed source", info->name);
+    ck_assert_int_eq(build_cached(dev, &changed_store, matmul_options, what),
+                     CG_BUILT_FROM_SOURCE);
+    ck_assert_int_eq(cg_test_dir_entries(dir), 2);
+
+    cg_device_close(dev);
+    cg_test_rmtree(kdir);
+    cg_test_rmtree(dir);
+  }
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* A cache that cannot be written is an error naming the path, not a silent source build. */
+START_TEST(test_binary_cache_unwritable) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  cg_device *dev = open_device(&list.items[0]);
+  const cg_program_store store = {NULL, "/nonexistent-dir/cache"};
+  cl_program program = NULL;
+  cg_error err = {0};
+  ck_assert_int_ne(cg_program_build(dev, &store, "matmul.cl", matmul_options, &program, NULL,
+                                    &err),
+                   CG_OK);
+  ck_assert_ptr_null(program);
+  ck_assert_msg(strstr(err.msg, "/nonexistent-dir/cache/matmul-") != NULL &&
+                    strstr(err.msg, "binary cache") != NULL,
+                "message: %s", err.msg);
+  cg_device_close(dev);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* The driver-cache state follows the environment variables that switch the caches off. */
+START_TEST(test_driver_cache_state) {
+  cg_device_info nvidia = {.platform = "NVIDIA CUDA"};
+  cg_device_info pocl = {.platform = "Portable Computing Language"};
+  cg_device_info other = {.platform = "rusticl"};
+  unsetenv("CUDA_CACHE_DISABLE");
+  unsetenv("POCL_KERNEL_CACHE");
+  ck_assert_str_eq(cg_driver_cache_state(&nvidia), "on");
+  ck_assert_str_eq(cg_driver_cache_state(&pocl), "on");
+  ck_assert_str_eq(cg_driver_cache_state(&other), "unknown");
+  cg_driver_caches_disable();
+  ck_assert_str_eq(cg_driver_cache_state(&nvidia), "off");
+  ck_assert_str_eq(cg_driver_cache_state(&pocl), "off");
+  ck_assert_str_eq(cg_driver_cache_state(&other), "unknown");
+  ck_assert_str_eq(getenv("MESA_SHADER_CACHE_DISABLE"), "true");
 }
 END_TEST
 
@@ -253,6 +441,12 @@ Suite *cg_program_suite(void) {
   tcase_add_test(tc, test_build_good);
   tcase_add_test(tc, test_build_broken);
   tcase_add_test(tc, test_build_missing_file);
+  tcase_add_test(tc, test_binary_cache);
+  tcase_add_test(tc, test_binary_cache_unwritable);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("driver caches");
+  tcase_add_test(tc, test_driver_cache_state);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -75,6 +75,7 @@ static void build_report(cg_report *report) {
   r->init_ms = 12.5;
   r->compile_ms = 40.125;
   snprintf(r->compile_kind, sizeof r->compile_kind, "source");
+  snprintf(r->driver_cache, sizeof r->driver_cache, "off");
   r->upload_ms = 0.25;
   double runs[] = {9.5, 2.0, 1.5, 2.5};
   r->runs = calloc(4, sizeof *r->runs);
@@ -325,6 +326,7 @@ static void check_json(const char *text, const cg_report *report) {
   expect_number(ok, "phases.init.ms", 12.5);
   expect_number(ok, "phases.compile.ms", 40.125);
   expect_string(ok, "phases.compile.kind", "source");
+  expect_string(ok, "phases.compile.driver_cache", "off");
   expect_number(ok, "phases.upload.ms", 0.25);
   expect_number(ok, "phases.first.enqueue_ms", 0.95);
   expect_number(ok, "phases.first.complete_ms", 9.5);
@@ -363,7 +365,8 @@ static void check_json(const char *text, const cg_report *report) {
                          "phases.steady.gflops", "phases.steady.complete_ms_per_iter",
                          "phases.download.ms", "phases.verify.rel_error",
                          "phases.verify.tolerance", "phases.host.cpu_ms", "phases.host.wall_ms",
-                         "phases.launches.per_iter", "work.flops_per_iter"};
+                         "phases.launches.per_iter", "work.flops_per_iter",
+                         "phases.compile.driver_cache"};
   for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; ++i) expect_null(skipped, nulls[i]);
   expect_number(skipped, "phases.steady.complete_ms.n", 0);
   expect_string(skipped, "phases.compile.kind", "lazy");
@@ -522,6 +525,8 @@ START_TEST(test_write_csv_read_back) {
       if (lines - 1 == 1) {
         ck_assert_str_eq(row[column(header, nheader, "device")], "Test \"Device\", rev 2");
         ck_assert_str_eq(row[column(header, nheader, "init_ms")], "12.5");
+        ck_assert_str_eq(row[column(header, nheader, "compile_kind")], "source");
+        ck_assert_str_eq(row[column(header, nheader, "driver_cache")], "off");
         ck_assert_str_eq(row[column(header, nheader, "steady_median_ms")], "2");
         ck_assert_str_eq(row[column(header, nheader, "launches_per_iter")], "1");
       }

@@ -192,7 +192,8 @@ static void busy_setup(const cg_device_info *info, const char *dir, busy_env *b)
   cg_error err = {0};
   memset(b, 0, sizeof *b);
   ck_assert_msg(cg_device_open(info, &b->dev, &err) == CG_OK, "%s: %s", info->name, err.msg);
-  ck_assert_msg(cg_program_build(b->dev, dir, "busy.cl", NULL, &b->program, &err) == CG_OK,
+  const cg_program_store store = {dir, NULL};
+  ck_assert_msg(cg_program_build(b->dev, &store, "busy.cl", NULL, &b->program, NULL, &err) == CG_OK,
                 "%s: %s", info->name, err.msg);
   cl_int code = CL_SUCCESS;
   b->kernel = clCreateKernel(b->program, "busy", &code);

@@ -8,19 +8,22 @@
 
 #include "clgauge/device.h"
 #include "clgauge/error.h"
+#include "clgauge/program.h"
 #include "clgauge/timing.h"
 
 /* What a backend instance runs on. */
 typedef struct cg_backend_env {
   const cg_device *device; /* opened device; NULL for backends that do not use OpenCL */
-  const char *kernel_dir;  /* read the .cl files of cl/ from here instead of the embedded copies; may be NULL */
+  cg_program_store programs; /* where the kernel sources come from, and the binary cache */
 } cg_backend_env;
 
 /* How the program build of an instance went. */
 typedef struct cg_compile_info {
   double ms;        /* NAN when nothing was compiled up front */
-  const char *kind; /* "source": built from source now; "lazy": the library compiles inside its
-                       first call, so the time lands in the first run; "none": nothing to compile */
+  const char *kind; /* "source": built from source now (the driver's own cache may have served
+                       it); "cache": every program loaded from the binary cache of
+                       cg_program_store; "lazy": the library compiles inside its first call, so
+                       the time lands in the first run; "none": nothing to compile */
 } cg_compile_info;
 
 typedef struct cg_matmul_shape {

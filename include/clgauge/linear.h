@@ -20,7 +20,7 @@ typedef struct cg_linear_config {
   uint64_t seed;
   const char *const *backends;
   const char *const *variants;
-  const char *kernel_dir;
+  cg_program_store programs;   /* kernel sources and binary cache; zero: embedded, none */
 } cg_linear_config;
 
 /* The report's defaults: 10000 x 1000, 10 classes, batch 32, 10 epochs, lr 0.01, pageable. */

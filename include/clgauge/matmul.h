@@ -8,6 +8,7 @@
 
 #include "clgauge/device.h"
 #include "clgauge/error.h"
+#include "clgauge/program.h"
 #include "clgauge/report.h"
 
 enum { CG_MATMUL_MAX_DIM = 1 << 20 };
@@ -20,7 +21,7 @@ typedef struct cg_matmul_config {
   uint64_t seed;
   const char *const *backends; /* NULL-terminated names; NULL means every backend */
   const char *const *variants; /* NULL-terminated; NULL means every variant */
-  const char *kernel_dir;      /* NULL: embedded kernels */
+  cg_program_store programs;   /* kernel sources and binary cache; zero: embedded, none */
 } cg_matmul_config;
 
 /* The defaults of the report. */

@@ -21,7 +21,7 @@ typedef struct cg_mlp_config {
   uint64_t seed;
   const char *const *backends; /* NULL-terminated names; NULL means every backend */
   const char *const *variants;
-  const char *kernel_dir;
+  cg_program_store programs;   /* kernel sources and binary cache; zero: embedded, none */
 } cg_mlp_config;
 
 /* The seed preset: N=64, Din=1024, H=128, O=8, 10000 iterations, lr 1e-9, loss every 1000. */

@@ -56,7 +56,10 @@ typedef struct cg_record {
 
   double init_ms;          /* context and queue creation */
   double compile_ms;       /* program build */
-  char compile_kind[16];   /* "source", "lazy" (inside the first run), "none" */
+  char compile_kind[16];   /* "source", "cache" (our binary cache), "lazy" (inside the first run),
+                              "none" */
+  char driver_cache[16];   /* the driver's own kernel cache: "on", "off", "unknown"; empty when
+                              nothing was compiled on a device */
   double upload_ms;
   cg_run_sample first;     /* run 0, lazy work included */
   cg_run_sample *runs;     /* every timed run, run 0 first */

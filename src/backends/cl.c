@@ -58,7 +58,7 @@ static size_t local_bytes(const cl_matmul_variant *var, int ts) {
  * llvmpipe allows 32), so when the built kernel allows fewer than ts*ts the build is redone with
  * the largest edge that fits, and the time of both builds counts as compile time. */
 static cg_rc build_kernel(const cg_backend_env *env, const cl_matmul_variant *var, cl_matmul *mm,
-                          int *ts_out, cg_error *err) {
+                          int *ts_out, cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(env->device);
@@ -70,8 +70,7 @@ static cg_rc build_kernel(const cg_backend_env *env, const cl_matmul_variant *va
     char options[128];
     snprintf(options, sizeof options, "-DTS=%d -DWPT=%d -DBK=%d", ts, var->outputs_per_item,
              (int)REGBLOCK_BK);
-    CG_TRY(cg_program_build(env->device, env->kernel_dir, "matmul.cl", options, &mm->program,
-                            err));
+    CG_TRY(cg_backend_build(env, "matmul.cl", options, &mm->program, tally, err));
     mm->kernel = clCreateKernel(mm->program, var->kernel, &code);
     CG_CL_CHECK(clCreateKernel, code);
     size_t kernel_wg = 0;
@@ -104,9 +103,10 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant,
   CG_TRY(cg_cl_matrices_create(env->device, shape, &mm->mx, err));
   int ts = 0;
   uint64_t t0 = cg_now_ns();
-  CG_TRY(build_kernel(env, var, mm, &ts, err));
+  cg_build_tally tally = {0};
+  CG_TRY(build_kernel(env, var, mm, &ts, &tally, err));
   compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
-  compile->kind = "source";
+  compile->kind = cg_build_tally_kind(&tally);
 
   const cl_int M = shape.m, N = shape.n, K = shape.k;
   CG_CL(clSetKernelArg, (mm->kernel, 0, sizeof M, &M));

@@ -1,6 +1,7 @@
 /* The parts of the linear workload's OpenCL backends that do not depend on how a batch is
  * computed: buffers, kernels, transfer modes, the epoch loop, events and device times. */
 #include "cl_linear_common.h"
+#include "backends.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -156,13 +157,14 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   }
 
   uint64_t t0 = cg_now_ns();
-  CG_TRY(cg_program_build(env->device, env->kernel_dir, "linear.cl", NULL, &l->program, err));
+  cg_build_tally tally = {0};
+  CG_TRY(cg_backend_build(env, "linear.cl", NULL, &l->program, &tally, err));
   CG_TRY(create_kernel(l->program, "linear_forward", &l->forward, err));
   CG_TRY(create_kernel(l->program, "linear_softmax", &l->softmax, err));
   CG_TRY(create_kernel(l->program, "linear_update", &l->update, err));
   CG_TRY(create_kernel(l->program, "linear_gather", &l->gather, err));
   compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
-  compile->kind = "source";
+  compile->kind = cg_build_tally_kind(&tally);
 
   /* Work-groups no wider than the row they reduce: features for the logits, classes for the
    * softmax alone. 64 work-items per row rather than 256 made the forward kernel 1.7 times

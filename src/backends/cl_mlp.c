@@ -107,7 +107,8 @@ static size_t edge_for(size_t items) {
 /* Build with gemm work-groups of ts x ts; a driver may allow fewer work-items for the built
  * kernel than the device maximum (rusticl on llvmpipe: 32), and then the build is redone with the
  * largest edge that fits, as the matmul kernels of the cl backend do. */
-static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
+static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_build_tally *tally,
+                          cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(env->device);
@@ -115,7 +116,7 @@ static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
   for (;;) {
     char options[64];
     snprintf(options, sizeof options, "-DTS=%zu", ts);
-    CG_TRY(cg_program_build(env->device, env->kernel_dir, "mlp.cl", options, &m->program, err));
+    CG_TRY(cg_backend_build(env, "mlp.cl", options, &m->program, tally, err));
     m->gemm = clCreateKernel(m->program, "mlp_gemm", &code);
     CG_CL_CHECK(clCreateKernel, code);
     const size_t wg = kernel_wg(m->gemm, info);
@@ -313,7 +314,8 @@ cleanup:
   return rc;
 }
 
-static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
+static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_build_tally *tally,
+                         cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(env->device);
@@ -329,7 +331,7 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_error *err) {
              "-DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
              c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
-    CG_TRY(cg_program_build(env->device, env->kernel_dir, "mlp.cl", options, &m->program, err));
+    CG_TRY(cg_backend_build(env, "mlp.cl", options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
     CG_CL_CHECK(clCreateKernel, code);
     m->small = clCreateKernel(m->program, "mlp_fused_small", &code);
@@ -450,13 +452,14 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant,
   CG_TRY(cg_mlp_buffer(dev, "dy (batch x dout)", N * O, &m->dy, err));
 
   uint64_t t0 = cg_now_ns();
+  cg_build_tally tally = {0};
   if (v == VARIANT_PER_OP) {
-    CG_TRY(build_per_op(env, m, err));
+    CG_TRY(build_per_op(env, m, &tally, err));
   } else {
-    CG_TRY(build_fused(env, m, err));
+    CG_TRY(build_fused(env, m, &tally, err));
   }
   compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
-  compile->kind = "source";
+  compile->kind = cg_build_tally_kind(&tally);
 
   if (v == VARIANT_PER_OP) {
     CG_TRY(cg_mlp_buffer(dev, "y (batch x dout)", N * O, &m->y, err));

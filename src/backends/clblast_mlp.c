@@ -61,17 +61,18 @@ static cg_rc clblast_mlp_prepare(const cg_backend_env *env, const char *variant,
   char options[32];
   snprintf(options, sizeof options, "-DTS=%zu", ts);
   uint64_t t0 = cg_now_ns();
-  CG_TRY(cg_program_build(dev, env->kernel_dir, "mlp.cl", options, &m->program, err));
+  cg_build_tally tally = {0};
+  CG_TRY(cg_backend_build(env, "mlp.cl", options, &m->program, &tally, err));
   CG_TRY(cg_mlp_eltwise_create(m->program, info, &m->ew, err));
   /* CLBlast hands back the event of its last kernel only; an empty kernel enqueued just before
    * the batch marks where its device time begins. */
-  CG_TRY(cg_program_build(dev, env->kernel_dir, "stamp.cl", NULL, &m->stamp_program, err));
+  CG_TRY(cg_backend_build(env, "stamp.cl", NULL, &m->stamp_program, &tally, err));
   m->stamp = clCreateKernel(m->stamp_program, "stamp", &code);
   CG_CL_CHECK(clCreateKernel, code);
   /* Our kernels are built now; CLBlast compiles its own inside the first call, whose time lands
    * in the first run. */
   compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
-  compile->kind = "source";
+  compile->kind = cg_build_tally_kind(&tally);
   *state = m;
   m = NULL;
 cleanup:

@@ -1,7 +1,9 @@
 /* Kernel sources (embedded or from a directory) and program builds with their logs. */
 #include "clgauge/program.h"
 
-#include <errno.h>
+#include "clgauge/files.h"
+
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,29 +14,6 @@ const cg_embedded_kernel *cg_embedded_kernel_find(const char *name) {
   return NULL;
 }
 
-static cg_rc read_file(const char *path, char **out, size_t *size, cg_error *err) {
-  cg_rc rc = CG_OK;
-  char *buf = NULL;
-  FILE *f = fopen(path, "rb");
-  CG_CHECK(f, CG_BAD_INPUT, "cannot read kernel file '%s': %s", path, strerror(errno));
-  CG_CHECK(fseek(f, 0, SEEK_END) == 0, CG_BAD_INPUT, "cannot read kernel file '%s'", path);
-  long len = ftell(f);
-  CG_CHECK(len >= 0 && fseek(f, 0, SEEK_SET) == 0, CG_BAD_INPUT, "cannot read kernel file '%s'",
-           path);
-  buf = malloc((size_t)len + 1);
-  CG_CHECK(buf, CG_ERROR, "out of memory reading '%s'", path);
-  CG_CHECK(fread(buf, 1, (size_t)len, f) == (size_t)len, CG_BAD_INPUT,
-           "cannot read kernel file '%s'", path);
-  buf[len] = '\0';
-  *out = buf;
-  *size = (size_t)len;
-  buf = NULL;
-cleanup:
-  if (f) fclose(f);
-  free(buf);
-  return rc;
-}
-
 cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, size_t *size,
                        cg_error *err) {
   cg_rc rc = CG_OK;
@@ -42,7 +21,9 @@ cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, 
     char path[4096];
     CG_CHECK(snprintf(path, sizeof path, "%s/%s", kernel_dir, name) < (int)sizeof path,
              CG_BAD_INPUT, "kernel directory path too long: '%s'", kernel_dir);
-    return read_file(path, source, size, err);
+    rc = cg_file_read(path, source, size, err);
+    if (rc != CG_OK) cg_error_append(err, " (kernel file)");
+    return rc;
   }
   const cg_embedded_kernel *k = cg_embedded_kernel_find(name);
   CG_CHECK(k, CG_ERROR, "no embedded kernel source named '%s'", name);
@@ -68,8 +49,107 @@ static void append_build_log(cl_program program, cl_device_id device, cg_error *
   free(log);
 }
 
-cg_rc cg_program_build(const cg_device *dev, const char *kernel_dir, const char *name,
-                       const char *options, cl_program *out, cg_error *err) {
+/* ---- the binary cache of our own ---- */
+
+/* 64-bit FNV-1a: a key for the cache file name, not a security measure. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t size) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < size; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t fnv1a_str(uint64_t h, const char *s) {
+  return fnv1a(h, s ? s : "", (s ? strlen(s) : 0) + 1); /* the NUL separates the fields */
+}
+
+/* A binary is valid for the same source and options on the same device and driver. */
+static uint64_t cache_key(const cg_device_info *info, const char *source, size_t size,
+                          const char *options) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  h = fnv1a(h, source, size);
+  h = fnv1a_str(h, options);
+  h = fnv1a_str(h, info->platform);
+  h = fnv1a_str(h, info->platform_version);
+  h = fnv1a_str(h, info->name);
+  h = fnv1a_str(h, info->version);
+  h = fnv1a_str(h, info->driver_version);
+  return h;
+}
+
+static cg_rc cache_path(const char *dir, const char *name, uint64_t key, char *path, size_t cap,
+                        cg_error *err) {
+  cg_rc rc = CG_OK;
+  const char *dot = strrchr(name, '.');
+  int stem = dot ? (int)(dot - name) : (int)strlen(name);
+  CG_CHECK(snprintf(path, cap, "%s/%.*s-%016llx.bin", dir, stem, name, (unsigned long long)key) <
+               (int)cap,
+           CG_BAD_INPUT, "binary cache path too long: '%s'", dir);
+cleanup:
+  return rc;
+}
+
+/* The file: one header line naming the key and the binary's size, then the binary as the driver
+ * gave it. A file that does not match (truncated, foreign) is ignored and rebuilt. */
+#define CACHE_MAGIC "clgauge-program-binary 1"
+
+static bool cache_load(const cg_device *dev, const char *path, uint64_t key, const char *options,
+                       cl_program *out) {
+  const cg_device_info *info = cg_device_get_info(dev);
+  char *data = NULL;
+  size_t size = 0;
+  cg_error ignored = {0};
+  if (cg_file_read(path, &data, &size, &ignored) != CG_OK) return false;
+  unsigned long long got_key = 0, bin_size = 0;
+  int header = 0;
+  bool ok = sscanf(data, CACHE_MAGIC " %llx %llu\n%n", &got_key, &bin_size, &header) == 2 &&
+            header > 0 && got_key == key && bin_size > 0 && bin_size == size - (size_t)header;
+  cl_program program = NULL;
+  if (ok) {
+    const unsigned char *bin = (const unsigned char *)data + header;
+    const size_t len = (size_t)bin_size;
+    cl_int status = CL_SUCCESS, code = CL_SUCCESS;
+    program = clCreateProgramWithBinary(cg_device_context(dev), 1, &info->id, &len, &bin, &status,
+                                        &code);
+    ok = code == CL_SUCCESS && status == CL_SUCCESS;
+    /* a binary still has to be built (linked for the device) before kernels can be created */
+    ok = ok && clBuildProgram(program, 1, &info->id, options, NULL, NULL) == CL_SUCCESS;
+  }
+  free(data);
+  if (!ok) {
+    if (program) clReleaseProgram(program);
+    return false;
+  }
+  *out = program;
+  return true;
+}
+
+/* Store the program's binary; a driver that gives none leaves the cache empty for it. */
+static cg_rc cache_store(cl_program program, const char *path, uint64_t key, cg_error *err) {
+  cg_rc rc = CG_OK;
+  unsigned char *bin = NULL;
+  size_t size = 0;
+  cg_file_writer w = {0};
+  CG_CL(clGetProgramInfo, (program, CL_PROGRAM_BINARY_SIZES, sizeof size, &size, NULL));
+  if (size == 0) goto cleanup;
+  bin = malloc(size);
+  CG_CHECK(bin, CG_ERROR, "out of memory");
+  CG_CL(clGetProgramInfo, (program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL));
+  CG_TRY(cg_file_begin(path, &w, err));
+  fprintf(w.out, CACHE_MAGIC " %016llx %zu\n", (unsigned long long)key, size);
+  fwrite(bin, 1, size, w.out);
+  CG_TRY(cg_file_commit(&w, err));
+cleanup:
+  if (rc != CG_OK) {
+    cg_file_abandon(&w);
+    cg_error_append(err, " (binary cache)");
+  }
+  free(bin);
+  return rc;
+}
+
+cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, const char *name,
+                       const char *options, cl_program *out, cg_build_origin *origin,
+                       cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   char *source = NULL;
@@ -77,7 +157,23 @@ cg_rc cg_program_build(const cg_device *dev, const char *kernel_dir, const char 
   cl_program program = NULL;
   const cg_device_info *info = cg_device_get_info(dev);
 
+  const char *kernel_dir = store ? store->kernel_dir : NULL;
+  const char *cache_dir = store && store->binary_cache && *store->binary_cache
+                              ? store->binary_cache
+                              : NULL;
+  char path[4200];
+  uint64_t key = 0;
+  if (origin) *origin = CG_BUILT_FROM_SOURCE;
+
   CG_TRY(cg_kernel_source(kernel_dir, name, &source, &size, err));
+  if (cache_dir) {
+    key = cache_key(info, source, size, options);
+    CG_TRY(cache_path(cache_dir, name, key, path, sizeof path, err));
+    if (cache_load(dev, path, key, options, out)) {
+      if (origin) *origin = CG_BUILT_FROM_CACHE;
+      goto cleanup;
+    }
+  }
   const char *sources[] = {source};
   program = clCreateProgramWithSource(cg_device_context(dev), 1, sources, &size, &code);
   CG_CL_CHECK(clCreateProgramWithSource, code);
@@ -91,10 +187,37 @@ cg_rc cg_program_build(const cg_device *dev, const char *kernel_dir, const char 
     append_build_log(program, info->id, err);
     goto cleanup;
   }
+  if (cache_dir) CG_TRY(cache_store(program, path, key, err));
   *out = program;
   program = NULL;
 cleanup:
   if (program) clReleaseProgram(program);
   free(source);
   return rc;
+}
+
+/* ---- the drivers' own caches ---- */
+
+static bool env_is(const char *name, const char *value) {
+  const char *v = getenv(name);
+  return v && strcmp(v, value) == 0;
+}
+
+static bool contains(const char *haystack, const char *needle) {
+  return strstr(haystack, needle) != NULL;
+}
+
+/* NVIDIA keeps compiled kernels under ~/.nv/ComputeCache unless CUDA_CACHE_DISABLE=1; PoCL under
+ * ~/.cache/pocl/kcache unless POCL_KERNEL_CACHE=0. */
+const char *cg_driver_cache_state(const cg_device_info *info) {
+  if (contains(info->platform, "NVIDIA")) return env_is("CUDA_CACHE_DISABLE", "1") ? "off" : "on";
+  if (contains(info->platform, "Portable Computing Language"))
+    return env_is("POCL_KERNEL_CACHE", "0") ? "off" : "on";
+  return "unknown";
+}
+
+void cg_driver_caches_disable(void) {
+  setenv("CUDA_CACHE_DISABLE", "1", 1);
+  setenv("POCL_KERNEL_CACHE", "0", 1);
+  setenv("MESA_SHADER_CACHE_DISABLE", "true", 1);
 }

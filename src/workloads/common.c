@@ -131,3 +131,10 @@ void run_timer_close(run_timer *t) {
   free(t->device);
   memset(t, 0, sizeof *t);
 }
+
+void record_compile(cg_record *rec, const cg_compile_info *compile, const cg_device_info *info) {
+  rec->compile_ms = compile->ms;
+  snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", compile->kind);
+  if (info && strcmp(compile->kind, "none") != 0)
+    snprintf(rec->driver_cache, sizeof rec->driver_cache, "%s", cg_driver_cache_state(info));
+}

@@ -32,6 +32,10 @@ cg_record *start_record(cg_report *report, const char *workload, const record_pl
 /* Mark the record `error` or `unsupported` with the error's message when rc is not CG_OK. */
 void fail_record(cg_record *rec, cg_rc rc, const cg_error *err);
 
+/* The compile phase into the record: time, kind, and the driver's own cache where something was
+ * compiled on an OpenCL device (info may be NULL). */
+void record_compile(cg_record *rec, const cg_compile_info *compile, const cg_device_info *info);
+
 /* Where run_timer reports each finished run (progress lines on long runs). */
 typedef struct progress_hook {
   cg_progress_fn fn; /* may be NULL */

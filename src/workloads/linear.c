@@ -229,11 +229,10 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
   if (backend->uses_opencl && !d->have_ref) CG_TRY(compute_reference(cfg, d, err));
 
   CG_TRY(run_timer_open(&timer, rec, cfg->epochs, backend, info, hook, &dev, err));
-  cg_backend_env env = {dev, cfg->kernel_dir};
+  cg_backend_env env = {dev, cfg->programs};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, &setup, &state, &compile, err));
-  rec->compile_ms = compile.ms;
-  snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", compile.kind);
+  record_compile(rec, &compile, info);
 
   cg_linear_tensors data = {d->x, d->labels, d->w0, d->b0};
   uint64_t t0 = cg_now_ns();

@@ -88,11 +88,10 @@ static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
   const cg_matmul_shape shape = {cfg->m, cfg->n, cfg->k};
 
   CG_TRY(run_timer_open(&timer, rec, cfg->runs, backend, info, hook, &dev, err));
-  cg_backend_env env = {dev, cfg->kernel_dir};
+  cg_backend_env env = {dev, cfg->programs};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, shape, &state, &compile, err));
-  rec->compile_ms = compile.ms;
-  snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", compile.kind);
+  record_compile(rec, &compile, info);
 
   uint64_t t0 = cg_now_ns();
   CG_TRY(ops->upload(state, A, B, err));

@@ -211,11 +211,10 @@ static void run_record(const cg_mlp_config *cfg, const cg_backend *backend, cons
   if (backend->uses_opencl && !d->have_ref) CG_TRY(compute_reference(cfg, d, err));
 
   CG_TRY(run_timer_open(&timer, rec, nchunks, backend, info, hook, &dev, err));
-  cg_backend_env env = {dev, cfg->kernel_dir};
+  cg_backend_env env = {dev, cfg->programs};
   cg_compile_info compile = {NAN, "none"};
   CG_TRY(ops->prepare(&env, variant, &setup, &state, &compile, err));
-  rec->compile_ms = compile.ms;
-  snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", compile.kind);
+  record_compile(rec, &compile, info);
 
   uint64_t t0 = cg_now_ns();
   CG_TRY(ops->upload(state, &d->init, err));
