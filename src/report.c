@@ -224,8 +224,8 @@ static cJSON *record_json(const cg_record *r) {
     add_num(run, "complete_ms", r->runs[i].complete_ms);
     add_num(run, "device_ms", r->runs[i].device_ms);
     cJSON_AddNumberToObject(run, "iters", r->runs[i].iters);
-    add_num(run, "upload_device_ms", r->runs[i].upload_ms);
-    add_num(run, "compute_device_ms", r->runs[i].compute_ms);
+    add_num(run, "batch_upload_device_ms", r->runs[i].batch_upload_ms);
+    add_num(run, "batch_compute_device_ms", r->runs[i].batch_compute_ms);
     cJSON_AddItemToArray(runs, run);
   }
   return o;

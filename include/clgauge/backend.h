@@ -133,12 +133,14 @@ typedef struct cg_linear_tensors {
   float *b;          /* C */
 } cg_linear_tensors;
 
-/* Where an epoch's time went on the device, from profiling events (NAN when unavailable). */
+/* Where an epoch's time went on the device, from profiling events (NAN when unavailable). A
+ * backend may time a sample of the batches only, so that events do not slow the loop. */
 typedef struct cg_linear_epoch_times {
-  double upload_ms;  /* device time of the batch uploads, summed */
-  double compute_ms; /* device time of the kernels, summed */
-  double span_ms;    /* from the first command's start to the last one's end */
-  double hidden_ms;  /* upload time during which a kernel was running (overlap) */
+  double batch_upload_ms;  /* device time of the uploads per batch, mean over the timed batches
+                              (with the epoch's own uploads, such as an order, spread over all) */
+  double batch_compute_ms; /* device time of the kernels per batch, likewise */
+  double span_ms;          /* from the epoch's first command's start to its last one's end */
+  double hidden_share;     /* share of the timed upload time during which a kernel ran (0..1) */
 } cg_linear_epoch_times;
 
 typedef struct cg_linear_ops {

@@ -31,8 +31,8 @@ typedef struct cg_run_sample {
   double complete_ms; /* until clFinish returned: the real cost */
   double device_ms;   /* from profiling events; NAN when unavailable */
   int iters;          /* iterations in this run */
-  double upload_ms;   /* device time of the uploads inside the run (linear); NAN otherwise */
-  double compute_ms;  /* device time of the kernels inside the run (linear); NAN otherwise */
+  double batch_upload_ms;  /* device time of the uploads per batch (linear); NAN otherwise */
+  double batch_compute_ms; /* device time of the kernels per batch (linear); NAN otherwise */
 } cg_run_sample;
 
 enum { CG_MAX_PARAMS = 12, CG_MAX_SPLIT = 24 };

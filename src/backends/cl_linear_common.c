@@ -199,7 +199,7 @@ cleanup:
 }
 
 cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind) {
-  if (!l->info->profiling && !l->need_events) return NULL;
+  if (!l->need_events && !(l->info->profiling && l->time_batch)) return NULL;
   l->kinds[l->nevents] = (unsigned char)kind;
   l->events[l->nevents] = NULL;
   return &l->events[l->nevents++];
@@ -276,12 +276,15 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
   const cg_transfer t = l->setup.transfer;
   release_events(l); /* those of an epoch whose times were never asked for */
 
+  l->batches = (s.samples + s.batch - 1) / s.batch;
+  l->timed_batches = 0;
   if (t == CG_TRANSFER_RESIDENT) {
     /* The order is this epoch's whole upload. */
     CG_TRY(reserve_events(l, 1, err));
+    l->time_batch = true;
     CG_CL(clEnqueueWriteBuffer,
           (l->queue, l->order, CL_FALSE, 0, (size_t)s.samples * sizeof(int), order, 0, NULL,
-           cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
+           cg_cl_linear_event(l, CG_CL_LINEAR_EPOCH_UPLOAD)));
   }
   for (int k = 0, start = 0; start < s.samples; ++k, start += s.batch) {
     const int n = s.samples - start < s.batch ? s.samples - start : s.batch;
@@ -289,6 +292,9 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
     const int slot = k & 1;
     cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL};
     CG_TRY(reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err));
+    /* the first and last batches bound the epoch's span; pinned has every event anyway */
+    l->time_batch = l->need_events || k % CG_CL_LINEAR_TIME_EVERY == 0 || k == l->batches - 1;
+    if (l->time_batch && l->info->profiling) l->timed_batches++;
     if (t == CG_TRANSFER_PAGEABLE) {
       /* A framework's copy from pageable memory: the host returns when the copy is done. */
       gather_host(l, order + start, n, l->host_batch);
@@ -377,14 +383,14 @@ cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_err
   cg_rc rc = CG_OK;
   cg_cl_linear *l = state;
   cl_ulong *t0 = NULL, *t1 = NULL, *k0 = NULL, *k1 = NULL;
-  times->upload_ms = times->compute_ms = times->span_ms = times->hidden_ms = NAN;
-  if (!l->info->profiling || l->nevents == 0) goto cleanup;
+  times->batch_upload_ms = times->batch_compute_ms = times->span_ms = times->hidden_share = NAN;
+  if (!l->info->profiling || l->nevents == 0 || l->timed_batches == 0) goto cleanup;
   t0 = malloc((size_t)l->nevents * sizeof *t0);
   t1 = malloc((size_t)l->nevents * sizeof *t1);
   k0 = malloc((size_t)l->nevents * sizeof *k0);
   k1 = malloc((size_t)l->nevents * sizeof *k1);
   CG_CHECK(t0 && t1 && k0 && k1, CG_ERROR, "out of memory");
-  cl_ulong first = (cl_ulong)-1, last = 0, sum[2] = {0, 0};
+  cl_ulong first = (cl_ulong)-1, last = 0, sum[3] = {0, 0, 0};
   int nk = 0;
   for (int i = 0; i < l->nevents; ++i) {
     t0[i] = t1[i] = 0;
@@ -408,12 +414,15 @@ cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_err
   cl_ulong hidden = 0;
   int from = 0;
   for (int i = 0; i < l->nevents; ++i)
-    if (l->events[i] && l->kinds[i] == CG_CL_LINEAR_UPLOAD)
+    if (l->events[i] && l->kinds[i] != CG_CL_LINEAR_KERNEL)
       hidden += overlap(t0[i], t1[i], k0, k1, nk, &from);
-  times->upload_ms = (double)sum[CG_CL_LINEAR_UPLOAD] / 1e6;
-  times->compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / 1e6;
+  const double uploads = (double)(sum[CG_CL_LINEAR_UPLOAD] + sum[CG_CL_LINEAR_EPOCH_UPLOAD]);
+  times->batch_upload_ms = ((double)sum[CG_CL_LINEAR_UPLOAD] / l->timed_batches +
+                            (double)sum[CG_CL_LINEAR_EPOCH_UPLOAD] / l->batches) /
+                           1e6;
+  times->batch_compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / l->timed_batches / 1e6;
   times->span_ms = (double)(last - first) / 1e6;
-  times->hidden_ms = (double)hidden / 1e6;
+  times->hidden_share = uploads > 0 ? (double)hidden / uploads : 0;
 cleanup:
   free(t0);
   free(t1);

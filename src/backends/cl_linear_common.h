@@ -46,17 +46,25 @@ struct cg_cl_linear {
   cg_linear_tensors data;
   /* pinned: per slot, the last upload into it and the last command that read it */
   cl_event slot_up[2], slot_done[2];
-  /* the epoch's events, kept for epoch_times: uploads (kind 0) and kernels (kind 1) */
+  /* the epoch's events, kept for epoch_times, with their kinds (CG_CL_LINEAR_UPLOAD, ...). Only
+   * the timed batches take events (a sample, with the first and the last for the epoch's span),
+   * unless pinned needs them all for ordering: an event per command costs the host time per
+   * launch, which is what this workload measures. */
   cl_event *events;
   unsigned char *kinds;
   int nevents, cap_events;
+  bool time_batch;          /* the batch being enqueued takes events */
+  int batches, timed_batches; /* of the epoch being enqueued or last finished */
   int launches;             /* kernel launches per batch, set by the backend */
   bool need_events;         /* pinned: events are needed for ordering, profiled or not */
   bool cl12;                /* the device speaks OpenCL 1.2 or later */
   cg_cl_linear_compute_fn compute;
 };
 
-enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1 };
+/* Kinds of event: a batch's upload, a kernel, an upload of the epoch as a whole (the order of
+ * resident). One batch in CG_CL_LINEAR_TIME_EVERY is timed. */
+enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_EPOCH_UPLOAD = 2 };
+enum { CG_CL_LINEAR_TIME_EVERY = 16 };
 
 /* Create the instance: buffers (checked against the device's maximum allocation), the second
  * queue and staging buffers of pinned, the program cl/linear.cl and its kernels. dense_resident:
@@ -64,8 +72,8 @@ enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1 };
 cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setup,
                           bool dense_resident, cg_cl_linear **out, cg_compile_info *compile,
                           cg_error *err);
-/* A slot for the event of the next command of the given kind, or NULL when the events are not
- * needed (no profiling and no ordering). Room for CG_CL_LINEAR_EVENTS_PER_BATCH is reserved
+/* A slot for the event of the next command of the given kind, or NULL when no event is needed
+ * (no profiling and no ordering, or a batch that is not timed). Room for CG_CL_LINEAR_EVENTS_PER_BATCH is reserved
  * before each batch's compute, so this never fails; use the slot right away. */
 enum { CG_CL_LINEAR_EVENTS_PER_BATCH = 8 };
 cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind);

@@ -182,19 +182,21 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Median per batch of the steady epochs' upload and compute device times, and the median share
- * of the upload time during which a kernel ran. */
-static void transfer_split(cg_record *rec, const double *hidden_ms, int batches) {
+/* Median over the steady epochs of the per-batch upload and compute device times, and of the
+ * share of the upload time during which a kernel ran. */
+static void transfer_split(cg_record *rec, const double *hidden_share) {
   double *up = malloc(3 * (size_t)(rec->nruns + 1) * sizeof *up);
   if (!up) return;
   double *comp = up + rec->nruns + 1, *hidden = comp + rec->nruns + 1;
   int n = 0;
   for (int i = 1; i < rec->nruns; ++i) {
     const cg_run_sample *r = &rec->runs[i];
-    if (!isfinite(r->upload_ms) || !isfinite(r->compute_ms) || !isfinite(hidden_ms[i])) continue;
-    up[n] = r->upload_ms / batches;
-    comp[n] = r->compute_ms / batches;
-    hidden[n] = r->upload_ms > 0 ? hidden_ms[i] / r->upload_ms : 0;
+    if (!isfinite(r->batch_upload_ms) || !isfinite(r->batch_compute_ms) ||
+        !isfinite(hidden_share[i]))
+      continue;
+    up[n] = r->batch_upload_ms;
+    comp[n] = r->batch_compute_ms;
+    hidden[n] = hidden_share[i];
     n++;
   }
   if (n > 0) {
@@ -255,12 +257,12 @@ static void run_record(const cg_linear_config *cfg, const cg_backend *backend,
     run_timer_end(&timer, rc == CG_OK ? kind : RUN_UNTIMED, batches, &span);
     if (rc != CG_OK) goto cleanup;
     rec->losses[rec->nlosses++] = loss;
-    rec->runs[rec->nruns - 1].upload_ms = times.upload_ms;
-    rec->runs[rec->nruns - 1].compute_ms = times.compute_ms;
-    hidden[rec->nruns - 1] = times.hidden_ms;
+    rec->runs[rec->nruns - 1].batch_upload_ms = times.batch_upload_ms;
+    rec->runs[rec->nruns - 1].batch_compute_ms = times.batch_compute_ms;
+    hidden[rec->nruns - 1] = times.hidden_share;
   }
   run_timer_close(&timer);
-  transfer_split(rec, hidden, batches);
+  transfer_split(rec, hidden);
 
   cg_linear_tensors out = {NULL, NULL, d->out_w, d->out_b};
   t0 = cg_now_ns();
