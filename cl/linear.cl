@@ -2,9 +2,9 @@
  * softmax-regression SGD, fp32, row-major, OpenCL C 1.1 core.
  *
  * A batch's rows come from one of two places, chosen per launch:
- *  - dense (pageable, pinned, and clblast after linear_gather): a batch buffer holding the n rows
- *    (n x F floats) followed by their n labels as ints; the same buffer is passed as X and lab,
- *    with loff = n*F the element offset of the labels;
+ *  - dense (pageable, pinned, and clblast after linear_gather): a buffer of rows (F floats each)
+ *    followed by their labels as ints, passed as both X and lab; the batch's rows start at row
+ *    off and its labels at element loff (pinned keeps a group of batches in one buffer);
  *  - gathered (resident): X and lab are the whole dataset on the device, and row r of the batch
  *    is sample idx[off + r] of the epoch's order.
  *
@@ -23,7 +23,7 @@
 /* Offset of row r's first element, and its label. */
 inline ulong row_offset(const int F, __global const int *idx, const int gather, const ulong off,
                         const int r) {
-  return (gather ? (ulong)idx[off + (ulong)r] : (ulong)r) * (ulong)F;
+  return (gather ? (ulong)idx[off + (ulong)r] : off + (ulong)r) * (ulong)F;
 }
 inline int row_label(__global const int *lab, __global const int *idx, const int gather,
                      const ulong off, const ulong loff, const int r) {

@@ -123,6 +123,7 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   l->rows = s.batch < s.samples ? s.batch : s.samples;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;
+  const size_t group_bytes = batch_bytes * CG_CL_LINEAR_PINNED_GROUP;
 
   CG_TRY(create_buffer(l, "the weights w", C * F * 4, CL_MEM_READ_WRITE, &l->w, err));
   CG_TRY(create_buffer(l, "the bias b", C * 4, CL_MEM_READ_WRITE, &l->b, err));
@@ -131,25 +132,25 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   CG_TRY(create_buffer(l, "the batch's row losses", rows * 4, CL_MEM_READ_WRITE, &l->rowloss,
                        err));
   CG_TRY(create_buffer(l, "the epoch loss", 2 * 4, CL_MEM_READ_WRITE, &l->loss, err));
-  if (t != CG_TRANSFER_RESIDENT || dense_resident)
+  if (t == CG_TRANSFER_PAGEABLE || (t == CG_TRANSFER_RESIDENT && dense_resident))
     CG_TRY(create_buffer(l, "a batch", batch_bytes, CL_MEM_READ_WRITE, &l->dev_batch[0], err));
   if (t == CG_TRANSFER_PAGEABLE) {
     l->host_batch = malloc(batch_bytes);
     CG_CHECK(l->host_batch, CG_ERROR, "out of host memory for a batch (%.4g MiB)",
              mib((double)batch_bytes));
   } else if (t == CG_TRANSFER_PINNED) {
-    CG_TRY(create_buffer(l, "a batch", batch_bytes, CL_MEM_READ_WRITE, &l->dev_batch[1], err));
     for (int i = 0; i < 2; ++i) {
-      CG_TRY(create_buffer(l, "a pinned staging batch", batch_bytes,
+      CG_TRY(create_buffer(l, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
+                           &l->dev_batch[i], err));
+      CG_TRY(create_buffer(l, "a pinned staging group of batches", group_bytes,
                            CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
       l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
-                                             batch_bytes, 0, NULL, NULL, &code);
+                                             group_bytes, 0, NULL, NULL, &code);
       CG_CL_CHECK(clEnqueueMapBuffer, code);
     }
     l->upload_q = clCreateCommandQueue(l->context, l->info->id,
                                        l->info->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &code);
     CG_CL_CHECK(clCreateCommandQueue, code);
-    l->need_events = true;
   } else {
     CG_TRY(create_buffer(l, "the dataset", S * F * 4, CL_MEM_READ_ONLY, &l->x, err));
     CG_TRY(create_buffer(l, "the labels", S * 4, CL_MEM_READ_ONLY, &l->labels, err));
@@ -199,8 +200,16 @@ cleanup:
 }
 
 cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind) {
-  if (!l->need_events && !(l->info->profiling && l->time_batch)) return NULL;
+  if (!(l->info->profiling && l->time_batch)) return NULL;
   l->kinds[l->nevents] = (unsigned char)kind;
+  l->events[l->nevents] = NULL;
+  return &l->events[l->nevents++];
+}
+
+cl_event *cg_cl_linear_event_needed(cg_cl_linear *l, int kind) {
+  cl_event *slot = cg_cl_linear_event(l, kind);
+  if (slot) return slot;
+  l->kinds[l->nevents] = CG_CL_LINEAR_ORDER;
   l->events[l->nevents] = NULL;
   return &l->events[l->nevents++];
 }
@@ -232,8 +241,10 @@ cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *bt,
   CG_CL(clSetKernelArg, (k, 15, l->update_local * sizeof(float), NULL));
   const size_t local[2] = {l->update_local, 1};
   const size_t global[2] = {round_up((size_t)(F + 1 - f_begin), l->update_local), (size_t)C};
-  CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 2, NULL, global, local, nwait, nwait ? wait : NULL,
-                                 cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+  cl_event *ev = bt->releases ? cg_cl_linear_event_needed(l, CG_CL_LINEAR_KERNEL)
+                              : cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL);
+  CG_CL(clEnqueueNDRangeKernel,
+        (l->queue, k, 2, NULL, global, local, nwait, nwait ? wait : NULL, ev));
 cleanup:
   return rc;
 }
@@ -256,15 +267,74 @@ cleanup:
   return rc;
 }
 
-/* A batch as the device wants it: its rows one after another, then their labels. */
-static void gather_host(const cg_cl_linear *l, const int *idx, int n, void *dst) {
+/* Rows idx[0..n) of the dataset into dst (n x F floats) and their labels into dst_labels. */
+static void gather_host(const cg_cl_linear *l, const int *idx, int n, float *dst,
+                        int *dst_labels) {
   const size_t F = (size_t)l->setup.shape.features;
-  float *rows = dst;
-  int *labels = (int *)(rows + (size_t)n * F);
   for (int r = 0; r < n; ++r) {
-    memcpy(rows + (size_t)r * F, l->data.x + (size_t)idx[r] * F, F * sizeof(float));
-    labels[r] = l->data.labels[idx[r]];
+    memcpy(dst + (size_t)r * F, l->data.x + (size_t)idx[r] * F, F * sizeof(float));
+    dst_labels[r] = l->data.labels[idx[r]];
   }
+}
+
+/* Rows in batch k of the epoch. */
+static int batch_rows(const cg_linear_shape s, int k) {
+  const int start = k * s.batch;
+  return s.samples - start < s.batch ? s.samples - start : s.batch;
+}
+
+/* Start a batch: room for its events, and whether it is timed (throughout the timed epoch; the
+ * first and last batch of every epoch, so that the epoch's span is known). */
+static cg_rc begin_batch(cg_cl_linear *l, int k, cg_error *err) {
+  l->time_batch = l->timed_epoch || k == 0 || k == l->batches - 1;
+  return reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err);
+}
+
+/* pinned: group g of batches (those from k0 on) gathered into its staging slot, all rows then all
+ * labels, and uploaded on the second queue once the compute of group g-2, the slot's last
+ * reader, is done; then each batch's compute, the first waiting for the upload. */
+static cg_rc enqueue_pinned_group(cg_cl_linear *l, int g, const int *order, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features;
+  const int slot = g & 1, k0 = g * CG_CL_LINEAR_PINNED_GROUP;
+  int nb = 0, rows = 0;
+  while (nb < CG_CL_LINEAR_PINNED_GROUP && k0 + nb < l->batches) rows += batch_rows(s, k0 + nb++);
+
+  /* The staging slot is free once its previous upload (group g-2) has completed. */
+  if (l->slot_up[slot]) {
+    CG_CL(clWaitForEvents, (1, &l->slot_up[slot]));
+    clReleaseEvent(l->slot_up[slot]);
+    l->slot_up[slot] = NULL;
+  }
+  float *rows_dst = l->staging_ptr[slot];
+  gather_host(l, order + (size_t)k0 * s.batch, rows, rows_dst, (int *)(rows_dst + rows * F));
+  CG_TRY(begin_batch(l, k0, err));
+  cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
+  CG_CL(clEnqueueWriteBuffer,
+        (l->upload_q, l->dev_batch[slot], CL_FALSE, 0, (size_t)rows * (F + 1) * 4,
+         l->staging_ptr[slot], l->slot_done[slot] ? 1 : 0,
+         l->slot_done[slot] ? &l->slot_done[slot] : NULL, up));
+  l->slot_up[slot] = *up;
+  clRetainEvent(*up);
+  /* the compute queue waits for this upload: it must reach the device */
+  CG_CL(clFlush, (l->upload_q));
+
+  for (int j = 0, row = 0; j < nb; ++j) {
+    const int k = k0 + j, n = batch_rows(s, k);
+    if (j > 0) CG_TRY(begin_batch(l, k, err));
+    cg_cl_linear_batch bt = {n, 0, l->dev_batch[slot], l->dev_batch[slot], (cl_ulong)row,
+                             (cl_ulong)rows * F + (cl_ulong)row, k == 0,
+                             j == 0 ? l->slot_up[slot] : NULL, j == nb - 1};
+    CG_TRY(l->compute(l, &bt, err));
+    row += n;
+  }
+  if (l->slot_done[slot]) clReleaseEvent(l->slot_done[slot]);
+  l->slot_done[slot] = l->events[l->nevents - 1]; /* the group's last update */
+  clRetainEvent(l->slot_done[slot]);
+  CG_CL(clFlush, (l->queue));
+cleanup:
+  return rc;
 }
 
 cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *span,
@@ -275,63 +345,40 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
   const size_t F = (size_t)s.features;
   const cg_transfer t = l->setup.transfer;
   release_events(l); /* those of an epoch whose times were never asked for */
-
   l->batches = (s.samples + s.batch - 1) / s.batch;
-  l->timed_batches = 0;
-  if (t == CG_TRANSFER_RESIDENT) {
-    /* The order is this epoch's whole upload. */
-    CG_TRY(reserve_events(l, 1, err));
-    l->time_batch = true;
-    CG_CL(clEnqueueWriteBuffer,
-          (l->queue, l->order, CL_FALSE, 0, (size_t)s.samples * sizeof(int), order, 0, NULL,
-           cg_cl_linear_event(l, CG_CL_LINEAR_EPOCH_UPLOAD)));
-  }
-  for (int k = 0, start = 0; start < s.samples; ++k, start += s.batch) {
-    const int n = s.samples - start < s.batch ? s.samples - start : s.batch;
-    const size_t bytes = (size_t)n * (F + 1) * 4;
-    const int slot = k & 1;
-    cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL};
-    CG_TRY(reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err));
-    /* the first and last batches bound the epoch's span; pinned has every event anyway */
-    l->time_batch = l->need_events || k % CG_CL_LINEAR_TIME_EVERY == 0 || k == l->batches - 1;
-    if (l->time_batch && l->info->profiling) l->timed_batches++;
-    if (t == CG_TRANSFER_PAGEABLE) {
-      /* A framework's copy from pageable memory: the host returns when the copy is done. */
-      gather_host(l, order + start, n, l->host_batch);
-      CG_CL(clEnqueueWriteBuffer, (l->queue, l->dev_batch[0], CL_TRUE, 0, bytes, l->host_batch,
-                                   0, NULL, cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
-      bt.x = bt.labels = l->dev_batch[0];
-    } else if (t == CG_TRANSFER_PINNED) {
-      /* The staging slot is free once its previous upload (batch k-2) has completed; the device
-       * slot once the compute that last read it has. */
-      if (l->slot_up[slot]) {
-        CG_CL(clWaitForEvents, (1, &l->slot_up[slot]));
-        clReleaseEvent(l->slot_up[slot]);
-        l->slot_up[slot] = NULL;
-      }
-      gather_host(l, order + start, n, l->staging_ptr[slot]);
-      cl_event *up = cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD);
+  l->timed_epoch = l->epochs++ == 1;
+
+  if (t == CG_TRANSFER_PINNED) {
+    const int groups = (l->batches + CG_CL_LINEAR_PINNED_GROUP - 1) / CG_CL_LINEAR_PINNED_GROUP;
+    for (int g = 0; g < groups; ++g) CG_TRY(enqueue_pinned_group(l, g, order, err));
+  } else {
+    if (t == CG_TRANSFER_RESIDENT) {
+      /* The order is this epoch's whole upload. */
+      CG_TRY(begin_batch(l, 0, err));
       CG_CL(clEnqueueWriteBuffer,
-            (l->upload_q, l->dev_batch[slot], CL_FALSE, 0, bytes, l->staging_ptr[slot],
-             l->slot_done[slot] ? 1 : 0, l->slot_done[slot] ? &l->slot_done[slot] : NULL, up));
-      l->slot_up[slot] = *up;
-      clRetainEvent(*up);
-      CG_CL(clFlush, (l->upload_q));
-      bt.x = bt.labels = l->dev_batch[slot];
-      bt.wait = l->slot_up[slot];
-    } else {
-      bt.gather = 1;
-      bt.x = l->x;
-      bt.labels = l->labels;
-      bt.off = (cl_ulong)start;
-      bt.loff = 0;
+            (l->queue, l->order, CL_FALSE, 0, (size_t)s.samples * sizeof(int), order, 0, NULL,
+             cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
     }
-    CG_TRY(l->compute(l, &bt, err));
-    if (t == CG_TRANSFER_PINNED) {
-      if (l->slot_done[slot]) clReleaseEvent(l->slot_done[slot]);
-      l->slot_done[slot] = l->events[l->nevents - 1];
-      clRetainEvent(l->slot_done[slot]);
-      CG_CL(clFlush, (l->queue));
+    for (int k = 0; k < l->batches; ++k) {
+      const int n = batch_rows(s, k), start = k * s.batch;
+      CG_TRY(begin_batch(l, k, err));
+      cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL, 0};
+      if (t == CG_TRANSFER_PAGEABLE) {
+        /* A framework's copy from pageable memory: the host returns when the copy is done. */
+        float *rows = l->host_batch;
+        gather_host(l, order + start, n, rows, (int *)(rows + (size_t)n * F));
+        CG_CL(clEnqueueWriteBuffer,
+              (l->queue, l->dev_batch[0], CL_TRUE, 0, (size_t)n * (F + 1) * 4, l->host_batch, 0,
+               NULL, cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
+        bt.x = bt.labels = l->dev_batch[0];
+      } else {
+        bt.gather = 1;
+        bt.x = l->x;
+        bt.labels = l->labels;
+        bt.off = (cl_ulong)start;
+        bt.loff = 0;
+      }
+      CG_TRY(l->compute(l, &bt, err));
     }
   }
   if (l->info->profiling && l->nevents > 0) {
@@ -384,7 +431,7 @@ cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_err
   cg_cl_linear *l = state;
   cl_ulong *t0 = NULL, *t1 = NULL, *k0 = NULL, *k1 = NULL;
   times->batch_upload_ms = times->batch_compute_ms = times->span_ms = times->hidden_share = NAN;
-  if (!l->info->profiling || l->nevents == 0 || l->timed_batches == 0) goto cleanup;
+  if (!l->info->profiling || l->nevents == 0) goto cleanup;
   t0 = malloc((size_t)l->nevents * sizeof *t0);
   t1 = malloc((size_t)l->nevents * sizeof *t1);
   k0 = malloc((size_t)l->nevents * sizeof *k0);
@@ -414,15 +461,15 @@ cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_err
   cl_ulong hidden = 0;
   int from = 0;
   for (int i = 0; i < l->nevents; ++i)
-    if (l->events[i] && l->kinds[i] != CG_CL_LINEAR_KERNEL)
+    if (l->events[i] && l->kinds[i] == CG_CL_LINEAR_UPLOAD)
       hidden += overlap(t0[i], t1[i], k0, k1, nk, &from);
-  const double uploads = (double)(sum[CG_CL_LINEAR_UPLOAD] + sum[CG_CL_LINEAR_EPOCH_UPLOAD]);
-  times->batch_upload_ms = ((double)sum[CG_CL_LINEAR_UPLOAD] / l->timed_batches +
-                            (double)sum[CG_CL_LINEAR_EPOCH_UPLOAD] / l->batches) /
-                           1e6;
-  times->batch_compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / l->timed_batches / 1e6;
   times->span_ms = (double)(last - first) / 1e6;
-  times->hidden_share = uploads > 0 ? (double)hidden / uploads : 0;
+  if (l->timed_epoch) { /* every command has its event: the per-batch times are whole */
+    const double uploads = (double)sum[CG_CL_LINEAR_UPLOAD];
+    times->batch_upload_ms = uploads / l->batches / 1e6;
+    times->batch_compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / l->batches / 1e6;
+    times->hidden_share = uploads > 0 ? (double)hidden / uploads : 0;
+  }
 cleanup:
   free(t0);
   free(t1);

@@ -16,14 +16,16 @@ typedef struct cg_cl_linear_batch {
   int gather;    /* 1: rows are X[idx[off + r]] of the resident dataset; 0: dense */
   cl_mem x;      /* the dense batch buffer, or the resident dataset */
   cl_mem labels; /* the dense batch buffer again (labels at element loff), or the dataset's */
-  cl_ulong off;  /* resident: position of the batch's first row in the order */
-  cl_ulong loff; /* dense: element offset of the labels, n*F */
+  cl_ulong off;  /* position of the batch's first row: in the order (gathered), or in x (dense) */
+  cl_ulong loff; /* dense: element offset of the labels in the buffer */
   int first;     /* the epoch's first batch: the loss accumulator is set, not added to */
   cl_event wait; /* the upload the batch's first command must wait for (pinned), or NULL */
+  int releases;  /* pinned: the last batch of its group, whose last command releases the slot */
 } cg_cl_linear_batch;
 
 /* Enqueue one batch's compute on the compute queue. Every command's event goes through
- * cg_cl_linear_event, and the last command enqueued must be the last to read the batch's rows. */
+ * cg_cl_linear_event, and the last command must be cg_cl_linear_enqueue_update (the last to read
+ * the batch's rows: its event releases a pinned slot). */
 typedef cg_rc (*cg_cl_linear_compute_fn)(cg_cl_linear *l, const cg_cl_linear_batch *batch,
                                          cg_error *err);
 
@@ -38,7 +40,8 @@ struct cg_cl_linear {
   cl_kernel forward, softmax, update, gather;
   size_t forward_local, rows_local, update_local, gather_local;
   cl_mem w, b, g, rowloss, loss; /* model, g (rows x C), per-row losses, epoch loss (2 floats) */
-  cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then rows ints */
+  cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then their labels as ints;
+                               pinned: a group of batches each, all rows, then all labels */
   cl_mem x, labels, order;  /* resident: the dataset and the epoch's order */
   cl_mem staging[2];        /* pinned: CL_MEM_ALLOC_HOST_PTR buffers, mapped once */
   void *staging_ptr[2];
@@ -46,25 +49,30 @@ struct cg_cl_linear {
   cg_linear_tensors data;
   /* pinned: per slot, the last upload into it and the last command that read it */
   cl_event slot_up[2], slot_done[2];
-  /* the epoch's events, kept for epoch_times, with their kinds (CG_CL_LINEAR_UPLOAD, ...). Only
-   * the timed batches take events (a sample, with the first and the last for the epoch's span),
-   * unless pinned needs them all for ordering: an event per command costs the host time per
-   * launch, which is what this workload measures. */
+  /* The epoch's events, kept for epoch_times, with their kinds. An event per command costs the
+   * host several microseconds per launch on some drivers (NVIDIA), which is what this workload
+   * measures, so one epoch is timed command by command (the second, the first steady one), and
+   * the others take events only for their span (the first and last batch) and where pinned
+   * needs them for ordering. */
   cl_event *events;
   unsigned char *kinds;
   int nevents, cap_events;
+  int epochs;               /* epochs enqueued so far */
+  bool timed_epoch;         /* the epoch being enqueued or last finished is timed throughout */
   bool time_batch;          /* the batch being enqueued takes events */
-  int batches, timed_batches; /* of the epoch being enqueued or last finished */
+  int batches;              /* of the epoch */
   int launches;             /* kernel launches per batch, set by the backend */
-  bool need_events;         /* pinned: events are needed for ordering, profiled or not */
   bool cl12;                /* the device speaks OpenCL 1.2 or later */
   cg_cl_linear_compute_fn compute;
 };
 
-/* Kinds of event: a batch's upload, a kernel, an upload of the epoch as a whole (the order of
- * resident). One batch in CG_CL_LINEAR_TIME_EVERY is timed. */
-enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_EPOCH_UPLOAD = 2 };
-enum { CG_CL_LINEAR_TIME_EVERY = 16 };
+/* Kinds of event: an upload, a kernel, and one taken only to order commands (not timed). */
+enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_ORDER = 2 };
+/* pinned: batches per upload. Each upload and each slot release costs an event, a flush and a
+ * wait across the two queues; per batch of 32 rows those cost as much as pinning saves (seen on
+ * NVIDIA), so the staging buffers hold a group of batches, and the upload of group g+1 overlaps
+ * the compute of group g. */
+enum { CG_CL_LINEAR_PINNED_GROUP = 8 };
 
 /* Create the instance: buffers (checked against the device's maximum allocation), the second
  * queue and staging buffers of pinned, the program cl/linear.cl and its kernels. dense_resident:
@@ -72,11 +80,14 @@ enum { CG_CL_LINEAR_TIME_EVERY = 16 };
 cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setup,
                           bool dense_resident, cg_cl_linear **out, cg_compile_info *compile,
                           cg_error *err);
-/* A slot for the event of the next command of the given kind, or NULL when no event is needed
- * (no profiling and no ordering, or a batch that is not timed). Room for CG_CL_LINEAR_EVENTS_PER_BATCH is reserved
- * before each batch's compute, so this never fails; use the slot right away. */
+/* A slot for the event of the next command of the given kind, or NULL when the command is not
+ * timed (no profiling, or a batch outside the timed epoch and the span's edges). Room for
+ * CG_CL_LINEAR_EVENTS_PER_BATCH is reserved before each batch's compute, so this never fails;
+ * use the slot right away. */
 enum { CG_CL_LINEAR_EVENTS_PER_BATCH = 8 };
 cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind);
+/* Likewise, for a command whose event orders others: always a slot. */
+cl_event *cg_cl_linear_event_needed(cg_cl_linear *l, int kind);
 /* Enqueue linear_update over the columns f_begin..F (F is the bias) and all classes; its event
  * goes to the epoch's list. */
 cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *batch, int f_begin,

@@ -64,7 +64,7 @@ static cg_rc sgemm_compute(cg_cl_linear *l, const cg_cl_linear_batch *batch, cg_
   if (bt.wait) CG_TRY(wait_for_upload(l, bt.wait, err));
   const size_t n = (size_t)bt.n;
   CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeYes, n, C, F,
-                       1.0f, bt.x, 0, F, l->w, 0, F, 0.0f, l->g, 0, C, &l->queue,
+                       1.0f, bt.x, bt.off * F, F, l->w, 0, F, 0.0f, l->g, 0, C, &l->queue,
                        cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
 
   const cl_int nn = bt.n, CC = s.classes;
@@ -82,7 +82,7 @@ static cg_rc sgemm_compute(cg_cl_linear *l, const cg_cl_linear_batch *batch, cg_
                                  cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
 
   CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, CLBlastTransposeYes, CLBlastTransposeNo, C, F, n,
-                       -l->setup.lr, l->g, 0, C, bt.x, 0, F, 1.0f, l->w, 0, F, &l->queue,
+                       -l->setup.lr, l->g, 0, C, bt.x, bt.off * F, F, 1.0f, l->w, 0, F, &l->queue,
                        cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
   /* The update kernel over the bias column only. */
   CG_TRY(cg_cl_linear_enqueue_update(l, &bt, s.features, 0, NULL, err));
