@@ -10,7 +10,9 @@
 #include "clgauge/error.h"
 #include "clgauge/timing.h"
 
-#define CG_REPORT_SCHEMA "clgauge.results/1"
+/* 2: phases.compile.driver_cache, compile kind "cache", and per-batch device times in the runs of
+ * linear records (batch_upload_device_ms, batch_compute_device_ms) */
+#define CG_REPORT_SCHEMA "clgauge.results/2"
 
 typedef enum cg_status {
   CG_STATUS_OK,
