@@ -471,7 +471,7 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   if (r->nsplit > 0) {
     double sum = 0;
     for (int i = 0; i < r->nsplit; ++i) sum += r->split[i].ms;
-    fprintf(out, "    one iteration on the device, %.3g ms in %d launches (%.3g ms of wall time):",
+    fprintf(out, "    one iteration on the device, %.3g ms in %d commands (%.3g ms of wall time):",
             sum, r->nsplit, steady);
     for (int i = 0; i < r->nsplit; ++i)
       fprintf(out, "%s %s %.3g", i ? ";" : "", r->split[i].name, r->split[i].ms);

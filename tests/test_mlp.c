@@ -549,6 +549,26 @@ static void run_iters(const cg_mlp_ops *ops, void *state, int iters, bool profil
   if (profiling) ck_assert_msg(span.begin && span.end, "%s: no events bound the work", name);
   if (host) ck_assert_msg(!span.begin && !span.end, "%s: events on the host", name);
   ck_assert_msg(launches == -1 || launches >= 1, "%s: %d launches", name, launches);
+  /* The split of the first iteration: there whenever the run's own device span is, every
+   * command with a positive time, together no longer than the whole run. */
+  double run_ms = NAN;
+  const char *why = NULL;
+  const bool span_ok = cg_device_span_ms(&span, &run_ms, &why);
+  if (ops->kernel_split) {
+    cg_kernel_time split[CG_MAX_SPLIT];
+    const int n = ops->kernel_split(state, split, CG_MAX_SPLIT);
+    ck_assert_msg(n >= 0 && (!span_ok || n >= 2), "%s, %s: %d commands in the split", name,
+                  when, n);
+    double sum = 0;
+    for (int i = 0; i < n; ++i) {
+      ck_assert_msg(split[i].name && split[i].ms > 0, "%s, %s: command %d: %s %g ms", name, when,
+                    i, split[i].name ? split[i].name : "(no name)", split[i].ms);
+      sum += split[i].ms;
+    }
+    if (n > 0 && span_ok)
+      ck_assert_msg(sum <= run_ms * 1.001, "%s, %s: split %g ms, the whole run %g ms", name,
+                    when, sum, run_ms);
+  }
   cg_device_span_release(&span);
 }
 

@@ -92,10 +92,10 @@ typedef struct cg_mlp_ops {
   /* Copy w1, w2, w3 and g3 back to the host; returns when complete. */
   cg_rc (*download)(void *state, cg_mlp_tensors *out, cg_error *err);
   void (*release)(void *state);
-  /* Optional (NULL where there are no kernels to tell apart): the device time of each launch of
-   * the first iteration of the last enqueue, in launch order, from profiling events taken on
-   * that iteration alone. Call after finish. Returns the count, 0 when the driver gives no
-   * usable stamps. */
+  /* Optional (NULL where there are no kernels to tell apart): the device time of each launch
+   * (or library call, all its kernels together) of the first iteration of the last enqueue, in
+   * launch order, from profiling events taken on that iteration alone. Call after finish.
+   * Returns the count, 0 when the driver gives no usable stamps. */
   int (*kernel_split)(void *state, cg_kernel_time *out, int max);
 } cg_mlp_ops;
 

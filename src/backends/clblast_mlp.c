@@ -10,17 +10,60 @@
 #include "clgauge/program.h"
 #include "clgauge/timing.h"
 
+enum { MAX_SAMPLED = 24 };
+
 typedef struct clblast_mlp {
   cg_mlp_device md;
   cl_program program, stamp_program;
   cl_kernel stamp;
   cg_mlp_eltwise ew;
   cl_mem h1, h2, y, dy, d2, d1, g1, g2;
+  /* the commands of the first iteration of the last enqueue, for kernel_split: a kernel of ours
+   * spans its own start to end; a CLBlast call, which hands back the event of its last kernel
+   * only, spans from the end of a stamp enqueued just before it to that event's end, and so
+   * covers every kernel of the call on the in-order queue */
+  bool sampling;
+  int nsampled;
+  cg_device_span sampled[MAX_SAMPLED];
+  const char *sampled_name[MAX_SAMPLED];
 } clblast_mlp;
+
+static void drop_samples(clblast_mlp *m) {
+  for (int i = 0; i < m->nsampled; ++i) cg_device_span_release(&m->sampled[i]);
+  m->nsampled = 0;
+}
+
+/* The span of the next command while the sampled iteration runs, else NULL. */
+static cg_device_span *sample(clblast_mlp *m, const char *name) {
+  if (!m->sampling || m->nsampled == MAX_SAMPLED) return NULL;
+  cg_device_span *span = &m->sampled[m->nsampled];
+  *span = (cg_device_span){0};
+  m->sampled_name[m->nsampled++] = name;
+  return span;
+}
+
+/* The event of one of our kernels: its sample's, or `other` outside the sampled iteration. The
+ * sample's end is set from its begin once the kernel is enqueued (close_samples). */
+static cl_event *kernel_event(clblast_mlp *m, const char *name, cl_event *other) {
+  cg_device_span *span = sample(m, name);
+  return span ? &span->begin : other;
+}
+
+/* After the sampled iteration: a kernel's span ends where it begins, and the event the
+ * iteration was to hand back as `last` is that of its last command. */
+static void close_samples(clblast_mlp *m, cl_event *last) {
+  for (int i = 0; i < m->nsampled; ++i) {
+    cg_device_span *span = &m->sampled[i];
+    if (!span->end && span->begin) clRetainEvent(span->end = span->begin);
+  }
+  if (last && m->nsampled > 0 && m->sampled[m->nsampled - 1].end)
+    clRetainEvent(*last = m->sampled[m->nsampled - 1].end);
+}
 
 static void clblast_mlp_release(void *state) {
   clblast_mlp *m = state;
   if (!m) return;
+  drop_samples(m);
   cg_mlp_device_release(&m->md);
   cg_mlp_eltwise_release(&m->ew);
   if (m->stamp) clReleaseKernel(m->stamp);
@@ -85,13 +128,22 @@ static cg_rc clblast_mlp_upload(void *state, const cg_mlp_tensors *in, cg_error 
   return cg_mlp_device_upload(&m->md, in, err);
 }
 
-/* C (m x n) = op(A) op(B) + beta C, row-major, through CLBlastSgemm. */
-static cg_rc sgemm(clblast_mlp *m, bool ta, bool tb, size_t M, size_t N, size_t K, cl_mem A,
-                   size_t lda, cl_mem B, size_t ldb, float beta, cl_mem C, cg_error *err) {
+/* C (m x n) = op(A) op(B) + beta C, row-major, through CLBlastSgemm; in the sampled iteration
+ * bracketed by a stamp and CLBlast's event. */
+static cg_rc sgemm(clblast_mlp *m, const char *name, bool ta, bool tb, size_t M, size_t N,
+                   size_t K, cl_mem A, size_t lda, cl_mem B, size_t ldb, float beta, cl_mem C,
+                   cg_error *err) {
   cg_rc rc = CG_OK;
+  cg_device_span *span = sample(m, name);
+  if (span) {
+    const size_t one = 1;
+    CG_CL(clEnqueueNDRangeKernel,
+          (m->md.queue, m->stamp, 1, NULL, &one, &one, 0, NULL, &span->begin));
+    span->begin_at_end = true;
+  }
   CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, ta ? CLBlastTransposeYes : CLBlastTransposeNo,
                        tb ? CLBlastTransposeYes : CLBlastTransposeNo, M, N, K, 1.0f, A, 0, lda,
-                       B, 0, ldb, beta, C, 0, N, &m->md.queue, NULL));
+                       B, 0, ldb, beta, C, 0, N, &m->md.queue, span ? &span->end : NULL));
 cleanup:
   return rc;
 }
@@ -104,26 +156,42 @@ static cg_rc step(clblast_mlp *m, int keep, cl_event *last, cg_error *err) {
                O = (size_t)s.dout;
   const cl_command_queue q = d->queue;
   const float lr = d->setup.lr;
+  const bool w3 = d->setup.update_w3;
   /* forward */
-  CG_TRY(sgemm(m, false, false, N, H, Din, d->x, Din, d->w1, H, 0.0f, m->h1, err));
-  CG_TRY(cg_mlp_relu(&m->ew, q, N * H, m->h1, NULL, err));
-  CG_TRY(sgemm(m, false, false, N, O, H, m->h1, H, d->w2, O, 0.0f, m->h2, err));
-  CG_TRY(cg_mlp_relu(&m->ew, q, N * O, m->h2, NULL, err));
-  CG_TRY(sgemm(m, false, false, N, O, O, m->h2, O, d->w3, O, 0.0f, m->y, err));
-  CG_TRY(cg_mlp_loss_dy(&m->ew, q, N * O, m->y, d->t, m->dy, d->loss, keep, NULL, err));
+  CG_TRY(sgemm(m, "h1 = x w1 (CLBlast)", false, false, N, H, Din, d->x, Din, d->w1, H, 0.0f,
+               m->h1, err));
+  CG_TRY(cg_mlp_relu(&m->ew, q, N * H, m->h1, kernel_event(m, "relu h1", NULL), err));
+  CG_TRY(sgemm(m, "h2 = h1 w2 (CLBlast)", false, false, N, O, H, m->h1, H, d->w2, O, 0.0f,
+               m->h2, err));
+  CG_TRY(cg_mlp_relu(&m->ew, q, N * O, m->h2, kernel_event(m, "relu h2", NULL), err));
+  CG_TRY(sgemm(m, "y = h2 w3 (CLBlast)", false, false, N, O, O, m->h2, O, d->w3, O, 0.0f, m->y,
+               err));
+  CG_TRY(cg_mlp_loss_dy(&m->ew, q, N * O, m->y, d->t, m->dy, d->loss, keep,
+                        kernel_event(m, "loss, dy", NULL), err));
   /* backward */
-  CG_TRY(sgemm(m, true, false, O, O, N, m->h2, O, m->dy, O, 1.0f, d->g3, err));
-  CG_TRY(sgemm(m, false, true, N, O, O, m->dy, O, d->w3, O, 0.0f, m->d2, err));
-  CG_TRY(cg_mlp_relu_backward(&m->ew, q, N * O, m->d2, m->h2, NULL, err));
-  CG_TRY(sgemm(m, true, false, H, O, N, m->h1, H, m->d2, O, 0.0f, m->g2, err));
-  CG_TRY(sgemm(m, false, true, N, H, O, m->d2, O, d->w2, O, 0.0f, m->d1, err));
-  CG_TRY(cg_mlp_relu_backward(&m->ew, q, N * H, m->d1, m->h1, NULL, err));
-  CG_TRY(sgemm(m, true, false, Din, H, N, d->x, Din, m->d1, H, 0.0f, m->g1, err));
+  CG_TRY(sgemm(m, "g3 += h2^T dy (CLBlast)", true, false, O, O, N, m->h2, O, m->dy, O, 1.0f,
+               d->g3, err));
+  CG_TRY(sgemm(m, "dy w3^T (CLBlast)", false, true, N, O, O, m->dy, O, d->w3, O, 0.0f, m->d2,
+               err));
+  CG_TRY(cg_mlp_relu_backward(&m->ew, q, N * O, m->d2, m->h2,
+                              kernel_event(m, "relu' dz2", NULL), err));
+  CG_TRY(sgemm(m, "g2 = h1^T dz2 (CLBlast)", true, false, H, O, N, m->h1, H, m->d2, O, 0.0f,
+               m->g2, err));
+  CG_TRY(sgemm(m, "dz2 w2^T (CLBlast)", false, true, N, H, O, m->d2, O, d->w2, O, 0.0f, m->d1,
+               err));
+  CG_TRY(cg_mlp_relu_backward(&m->ew, q, N * H, m->d1, m->h1,
+                              kernel_event(m, "relu' dz1", NULL), err));
+  CG_TRY(sgemm(m, "g1 = x^T dz1 (CLBlast)", true, false, Din, H, N, d->x, Din, m->d1, H, 0.0f,
+               m->g1, err));
   /* updates */
-  CG_TRY(cg_mlp_sgd(&m->ew, q, Din * H, lr, m->g1, d->w1, 0, NULL, err));
-  CG_TRY(cg_mlp_sgd(&m->ew, q, H * O, lr, m->g2, d->w2, 0, d->setup.update_w3 ? NULL : last,
+  CG_TRY(cg_mlp_sgd(&m->ew, q, Din * H, lr, m->g1, d->w1, 0, kernel_event(m, "sgd w1", NULL),
                     err));
-  if (d->setup.update_w3) CG_TRY(cg_mlp_sgd(&m->ew, q, O * O, lr, d->g3, d->w3, 1, last, err));
+  CG_TRY(cg_mlp_sgd(&m->ew, q, H * O, lr, m->g2, d->w2, 0,
+                    kernel_event(m, "sgd w2", w3 ? NULL : last), err));
+  if (w3)
+    CG_TRY(cg_mlp_sgd(&m->ew, q, O * O, lr, d->g3, d->w3, 1, kernel_event(m, "sgd w3", last),
+                      err));
+  if (m->sampling) close_samples(m, last);
 cleanup:
   return rc;
 }
@@ -137,14 +205,31 @@ static cg_rc clblast_mlp_enqueue(void *state, int iters, cg_device_span *span, i
   CG_CL(clEnqueueNDRangeKernel,
         (m->md.queue, m->stamp, 1, NULL, &one, &one, 0, NULL, &span->begin));
   span->begin_at_end = true;
-  for (int i = 0; i < iters; ++i)
+  drop_samples(m);
+  for (int i = 0; i < iters; ++i) {
+    m->sampling = i == 0; /* events on the first iteration only, so the loop runs unprofiled */
     CG_TRY(step(m, i == 0, i == iters - 1 ? &span->end : NULL, err));
+  }
   /* Unknown, as for the matmul: CLBlast picks direct or indirect GEMM, with padding and
    * transposition kernels, per shape, next to our 6 (7 with update_w3) elementwise kernels and
    * 6 CLBlastSgemm calls per iteration. */
   *launches = -1;
 cleanup:
+  m->sampling = false;
   return rc;
+}
+
+static int clblast_mlp_kernel_split(void *state, cg_kernel_time *out, int max) {
+  clblast_mlp *m = state;
+  const int n = m->nsampled < max ? m->nsampled : max;
+  bool ok = n > 0;
+  for (int i = 0; i < n; ++i) {
+    const char *why = NULL;
+    out[i].name = m->sampled_name[i];
+    ok = cg_device_span_ms(&m->sampled[i], &out[i].ms, &why) && ok;
+  }
+  drop_samples(m);
+  return ok ? n : 0;
 }
 
 static cg_rc clblast_mlp_finish(void *state, cg_error *err) {
@@ -175,5 +260,5 @@ const cg_mlp_ops cg_clblast_mlp_ops = {
     .read_loss = clblast_mlp_read_loss,
     .download = clblast_mlp_download,
     .release = clblast_mlp_release,
-    .kernel_split = NULL, /* CLBlast returns the event of its last kernel only */
+    .kernel_split = clblast_mlp_kernel_split,
 };
