@@ -21,7 +21,8 @@ typedef struct clblast_mlp {
   /* the commands of the first iteration of the last enqueue, for kernel_split: a kernel of ours
    * spans its own start to end; a CLBlast call, which hands back the event of its last kernel
    * only, spans from the end of a stamp enqueued just before it to that event's end, and so
-   * covers every kernel of the call on the in-order queue */
+   * covers every kernel of the call on the in-order queue, and any time the device waited for
+   * CLBlast's host side to submit them */
   bool sampling;
   int nsampled;
   cg_device_span sampled[MAX_SAMPLED];
