@@ -290,17 +290,23 @@ static cg_rc begin_batch(cg_cl_linear *l, int k, cg_error *err) {
   return reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err);
 }
 
-/* pinned: group g of batches (those from k0 on) gathered into its staging slot, all rows then all
- * labels, and uploaded on the second queue once the compute of group g-2, the slot's last
- * reader, is done; then each batch's compute, the first waiting for the upload. */
-static cg_rc enqueue_pinned_group(cg_cl_linear *l, int g, const int *order, cg_error *err) {
+/* pinned: the batches of group g (from batch *k0 on: *nb of them, *rows rows in all). */
+static void pinned_group(const cg_cl_linear *l, int g, int *k0, int *nb, int *rows) {
+  *k0 = g * CG_CL_LINEAR_PINNED_GROUP;
+  *nb = *rows = 0;
+  while (*nb < CG_CL_LINEAR_PINNED_GROUP && *k0 + *nb < l->batches)
+    *rows += batch_rows(l->setup.shape, *k0 + (*nb)++);
+}
+
+/* pinned: group g gathered into its staging slot, all rows then all labels, and uploaded on the
+ * second queue once the compute of group g-2, the device slot's last reader, is done. */
+static cg_rc upload_pinned_group(cg_cl_linear *l, int g, const int *order, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
-  const int slot = g & 1, k0 = g * CG_CL_LINEAR_PINNED_GROUP;
-  int nb = 0, rows = 0;
-  while (nb < CG_CL_LINEAR_PINNED_GROUP && k0 + nb < l->batches) rows += batch_rows(s, k0 + nb++);
-
+  const int slot = g & 1;
+  int k0, nb, rows;
+  pinned_group(l, g, &k0, &nb, &rows);
   /* The staging slot is free once its previous upload (group g-2) has completed. */
   if (l->slot_up[slot]) {
     CG_CL(clWaitForEvents, (1, &l->slot_up[slot]));
@@ -319,10 +325,22 @@ static cg_rc enqueue_pinned_group(cg_cl_linear *l, int g, const int *order, cg_e
   clRetainEvent(*up);
   /* the compute queue waits for this upload: it must reach the device */
   CG_CL(clFlush, (l->upload_q));
+cleanup:
+  return rc;
+}
 
+/* pinned: each batch of group g on the compute queue, the first waiting for the group's upload;
+ * the group's last command releases the device slot for the upload of group g+2. */
+static cg_rc compute_pinned_group(cg_cl_linear *l, int g, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features;
+  const int slot = g & 1;
+  int k0, nb, rows;
+  pinned_group(l, g, &k0, &nb, &rows);
   for (int j = 0, row = 0; j < nb; ++j) {
     const int k = k0 + j, n = batch_rows(s, k);
-    if (j > 0) CG_TRY(begin_batch(l, k, err));
+    CG_TRY(begin_batch(l, k, err));
     cg_cl_linear_batch bt = {n, 0, l->dev_batch[slot], l->dev_batch[slot], (cl_ulong)row,
                              (cl_ulong)rows * F + (cl_ulong)row, k == 0,
                              j == 0 ? l->slot_up[slot] : NULL, j == nb - 1};
@@ -350,7 +368,12 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
 
   if (t == CG_TRANSFER_PINNED) {
     const int groups = (l->batches + CG_CL_LINEAR_PINNED_GROUP - 1) / CG_CL_LINEAR_PINNED_GROUP;
-    for (int g = 0; g < groups; ++g) CG_TRY(enqueue_pinned_group(l, g, order, err));
+    /* One group ahead: group g+1 is on its way while group g computes. */
+    for (int g = 0; g < groups; ++g) {
+      CG_TRY(upload_pinned_group(l, g, order, err));
+      if (g > 0) CG_TRY(compute_pinned_group(l, g - 1, err));
+    }
+    CG_TRY(compute_pinned_group(l, groups - 1, err));
   } else {
     if (t == CG_TRANSFER_RESIDENT) {
       /* The order is this epoch's whole upload. */
