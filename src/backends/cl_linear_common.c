@@ -123,7 +123,12 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   l->rows = s.batch < s.samples ? s.batch : s.samples;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;
-  const size_t group_bytes = batch_bytes * CG_CL_LINEAR_PINNED_GROUP;
+  /* pinned: no more batches per group than the epoch has, nor than one allocation holds */
+  const size_t batches = (S + (size_t)s.batch - 1) / (size_t)s.batch;
+  l->group = CG_CL_LINEAR_PINNED_GROUP;
+  if ((size_t)l->group > batches) l->group = (int)batches;
+  while (l->group > 1 && batch_bytes * (size_t)l->group > l->info->max_alloc) l->group /= 2;
+  const size_t group_bytes = batch_bytes * (size_t)l->group;
 
   CG_TRY(create_buffer(l, "the weights w", C * F * 4, CL_MEM_READ_WRITE, &l->w, err));
   CG_TRY(create_buffer(l, "the bias b", C * 4, CL_MEM_READ_WRITE, &l->b, err));
@@ -292,9 +297,9 @@ static cg_rc begin_batch(cg_cl_linear *l, int k, cg_error *err) {
 
 /* pinned: the batches of group g (from batch *k0 on: *nb of them, *rows rows in all). */
 static void pinned_group(const cg_cl_linear *l, int g, int *k0, int *nb, int *rows) {
-  *k0 = g * CG_CL_LINEAR_PINNED_GROUP;
+  *k0 = g * l->group;
   *nb = *rows = 0;
-  while (*nb < CG_CL_LINEAR_PINNED_GROUP && *k0 + *nb < l->batches)
+  while (*nb < l->group && *k0 + *nb < l->batches)
     *rows += batch_rows(l->setup.shape, *k0 + (*nb)++);
 }
 
@@ -367,7 +372,7 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
   l->timed_epoch = l->epochs++ == 1;
 
   if (t == CG_TRANSFER_PINNED) {
-    const int groups = (l->batches + CG_CL_LINEAR_PINNED_GROUP - 1) / CG_CL_LINEAR_PINNED_GROUP;
+    const int groups = (l->batches + l->group - 1) / l->group;
     /* One group ahead: group g+1 is on its way while group g computes. */
     for (int g = 0; g < groups; ++g) {
       CG_TRY(upload_pinned_group(l, g, order, err));

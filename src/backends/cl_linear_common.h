@@ -32,6 +32,7 @@ typedef cg_rc (*cg_cl_linear_compute_fn)(cg_cl_linear *l, const cg_cl_linear_bat
 struct cg_cl_linear {
   cg_linear_setup setup;
   int rows;                 /* most rows in a batch: min(batch, samples) */
+  int group;                /* pinned: batches per upload, at most CG_CL_LINEAR_PINNED_GROUP */
   const cg_device_info *info;
   cl_context context;
   cl_command_queue queue;   /* compute; the device's own queue */
