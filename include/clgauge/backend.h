@@ -134,13 +134,13 @@ typedef struct cg_linear_tensors {
 } cg_linear_tensors;
 
 /* Where an epoch's time went on the device, from profiling events (NAN when unavailable). A
- * backend may time a sample of the batches only, so that events do not slow the loop. */
+ * backend may time only some epochs command by command, so that events do not slow the loop;
+ * the per-batch fields are NAN for the others. */
 typedef struct cg_linear_epoch_times {
-  double batch_upload_ms;  /* device time of the uploads per batch, mean over the timed batches
-                              (with the epoch's own uploads, such as an order, spread over all) */
-  double batch_compute_ms; /* device time of the kernels per batch, likewise */
+  double batch_upload_ms;  /* device time of the epoch's uploads, per batch */
+  double batch_compute_ms; /* device time of its kernels, per batch */
   double span_ms;          /* from the epoch's first command's start to its last one's end */
-  double hidden_share;     /* share of the timed upload time during which a kernel ran (0..1) */
+  double hidden_share;     /* share of the upload time during which a kernel ran (0..1) */
 } cg_linear_epoch_times;
 
 typedef struct cg_linear_ops {

@@ -123,10 +123,9 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   l->rows = s.batch < s.samples ? s.batch : s.samples;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;
+  l->batches = (s.samples + s.batch - 1) / s.batch;
   /* pinned: no more batches per group than the epoch has, nor than one allocation holds */
-  const size_t batches = (S + (size_t)s.batch - 1) / (size_t)s.batch;
-  l->group = CG_CL_LINEAR_PINNED_GROUP;
-  if ((size_t)l->group > batches) l->group = (int)batches;
+  l->group = CG_CL_LINEAR_PINNED_GROUP < l->batches ? CG_CL_LINEAR_PINNED_GROUP : l->batches;
   while (l->group > 1 && batch_bytes * (size_t)l->group > l->info->max_alloc) l->group /= 2;
   const size_t group_bytes = batch_bytes * (size_t)l->group;
 
@@ -204,19 +203,19 @@ cleanup:
   return rc;
 }
 
-cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind) {
-  if (!(l->info->profiling && l->time_batch)) return NULL;
+static cl_event *push_event(cg_cl_linear *l, int kind) {
   l->kinds[l->nevents] = (unsigned char)kind;
   l->events[l->nevents] = NULL;
   return &l->events[l->nevents++];
 }
 
+cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind) {
+  return l->info->profiling && l->time_batch ? push_event(l, kind) : NULL;
+}
+
 cl_event *cg_cl_linear_event_needed(cg_cl_linear *l, int kind) {
   cl_event *slot = cg_cl_linear_event(l, kind);
-  if (slot) return slot;
-  l->kinds[l->nevents] = CG_CL_LINEAR_ORDER;
-  l->events[l->nevents] = NULL;
-  return &l->events[l->nevents++];
+  return slot ? slot : push_event(l, CG_CL_LINEAR_ORDER);
 }
 
 cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *bt, int f_begin,
@@ -295,12 +294,16 @@ static cg_rc begin_batch(cg_cl_linear *l, int k, cg_error *err) {
   return reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err);
 }
 
-/* pinned: the batches of group g (from batch *k0 on: *nb of them, *rows rows in all). */
-static void pinned_group(const cg_cl_linear *l, int g, int *k0, int *nb, int *rows) {
-  *k0 = g * l->group;
-  *nb = *rows = 0;
-  while (*nb < l->group && *k0 + *nb < l->batches)
-    *rows += batch_rows(l->setup.shape, *k0 + (*nb)++);
+/* pinned: group g of batches: nb of them from batch k0 on, rows rows in all, in slot g & 1. */
+typedef struct pinned_group {
+  int k0, nb, rows, slot;
+} pinned_group;
+
+static pinned_group pinned_group_of(const cg_cl_linear *l, int g) {
+  pinned_group pg = {g * l->group, 0, 0, g & 1};
+  while (pg.nb < l->group && pg.k0 + pg.nb < l->batches)
+    pg.rows += batch_rows(l->setup.shape, pg.k0 + pg.nb++);
+  return pg;
 }
 
 /* pinned: group g gathered into its staging slot, all rows then all labels, and uploaded on the
@@ -309,9 +312,8 @@ static cg_rc upload_pinned_group(cg_cl_linear *l, int g, const int *order, cg_er
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
-  const int slot = g & 1;
-  int k0, nb, rows;
-  pinned_group(l, g, &k0, &nb, &rows);
+  const pinned_group pg = pinned_group_of(l, g);
+  const int slot = pg.slot, rows = pg.rows;
   /* The staging slot is free once its previous upload (group g-2) has completed. */
   if (l->slot_up[slot]) {
     CG_CL(clWaitForEvents, (1, &l->slot_up[slot]));
@@ -319,8 +321,8 @@ static cg_rc upload_pinned_group(cg_cl_linear *l, int g, const int *order, cg_er
     l->slot_up[slot] = NULL;
   }
   float *rows_dst = l->staging_ptr[slot];
-  gather_host(l, order + (size_t)k0 * s.batch, rows, rows_dst, (int *)(rows_dst + rows * F));
-  CG_TRY(begin_batch(l, k0, err));
+  gather_host(l, order + (size_t)pg.k0 * s.batch, rows, rows_dst, (int *)(rows_dst + rows * F));
+  CG_TRY(begin_batch(l, pg.k0, err));
   cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
   CG_CL(clEnqueueWriteBuffer,
         (l->upload_q, l->dev_batch[slot], CL_FALSE, 0, (size_t)rows * (F + 1) * 4,
@@ -340,15 +342,14 @@ static cg_rc compute_pinned_group(cg_cl_linear *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
-  const int slot = g & 1;
-  int k0, nb, rows;
-  pinned_group(l, g, &k0, &nb, &rows);
-  for (int j = 0, row = 0; j < nb; ++j) {
-    const int k = k0 + j, n = batch_rows(s, k);
+  const pinned_group pg = pinned_group_of(l, g);
+  const int slot = pg.slot;
+  for (int j = 0, row = 0; j < pg.nb; ++j) {
+    const int k = pg.k0 + j, n = batch_rows(s, k);
     CG_TRY(begin_batch(l, k, err));
     cg_cl_linear_batch bt = {n, 0, l->dev_batch[slot], l->dev_batch[slot], (cl_ulong)row,
-                             (cl_ulong)rows * F + (cl_ulong)row, k == 0,
-                             j == 0 ? l->slot_up[slot] : NULL, j == nb - 1};
+                             (cl_ulong)pg.rows * F + (cl_ulong)row, k == 0,
+                             j == 0 ? l->slot_up[slot] : NULL, j == pg.nb - 1};
     CG_TRY(l->compute(l, &bt, err));
     row += n;
   }
@@ -368,7 +369,6 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
   const size_t F = (size_t)s.features;
   const cg_transfer t = l->setup.transfer;
   release_events(l); /* those of an epoch whose times were never asked for */
-  l->batches = (s.samples + s.batch - 1) / s.batch;
   l->timed_epoch = l->epochs++ == 1;
 
   if (t == CG_TRANSFER_PINNED) {

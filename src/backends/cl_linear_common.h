@@ -61,7 +61,7 @@ struct cg_cl_linear {
   int epochs;               /* epochs enqueued so far */
   bool timed_epoch;         /* the epoch being enqueued or last finished is timed throughout */
   bool time_batch;          /* the batch being enqueued takes events */
-  int batches;              /* of the epoch */
+  int batches;              /* per epoch */
   int launches;             /* kernel launches per batch, set by the backend */
   bool cl12;                /* the device speaks OpenCL 1.2 or later */
   cg_cl_linear_compute_fn compute;

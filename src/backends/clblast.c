@@ -32,8 +32,8 @@ static cg_rc clblast_matmul_prepare(const cg_backend_env *env, const char *varia
   CG_TRY(cg_cl_matrices_create(env->device, shape, &mm->mx, err));
   /* CLBlast hands back the event of its last kernel only; an empty kernel enqueued just before
    * the products marks where their device time begins. */
-  cg_build_tally tally = {0};
-  CG_TRY(cg_backend_build(env, "stamp.cl", NULL, &mm->stamp_program, &tally, err));
+  CG_TRY(cg_program_build(env->device, &env->programs, "stamp.cl", NULL, &mm->stamp_program, NULL,
+                          err));
   mm->stamp = clCreateKernel(mm->stamp_program, "stamp", &code);
   CG_CL_CHECK(clCreateKernel, code);
   /* CLBlast compiles its kernels inside the first call: that time lands in the first run. */
