@@ -14,7 +14,9 @@
 #include "clgauge/mlp.h"
 #include "clgauge/linear.h"
 #include "clgauge/report.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
 

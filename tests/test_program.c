@@ -212,7 +212,7 @@ START_TEST(test_build_broken) {
     const char *head = "clBuildProgram failed: CL_BUILD_PROGRAM_FAILURE";
     ck_assert_msg(strncmp(err.msg, head, strlen(head)) == 0, "device %d: message: %s", i,
                   err.msg);
-    ck_assert_msg(strstr(err.msg, "src/runtime/program.c:") != NULL,
+    ck_assert_msg(strstr(err.msg, "src/opencl/program.c:") != NULL,
                   "device %d: no source location in: %s", i, err.msg);
     ck_assert_msg(strstr(err.msg, "matmul.cl") != NULL, "device %d: file not named: %s", i,
                   err.msg);

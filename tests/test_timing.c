@@ -10,7 +10,9 @@
 #include "clgauge/device.h"
 #include "clgauge/program.h"
 #include "clgauge/random.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 #include "test_util.h"
 
 static void expect_close(const char *what, double got, double want) {

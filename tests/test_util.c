@@ -13,7 +13,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 int cg_test_device_count(void) {
   static int cached = -2;

@@ -9,7 +9,9 @@
 #include "clgauge/device.h"
 #include "clgauge/error.h"
 #include "clgauge/program.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 /* What a backend instance runs on. */
 typedef struct cg_backend_env {

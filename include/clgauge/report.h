@@ -8,7 +8,9 @@
 
 #include "clgauge/device.h"
 #include "clgauge/error.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 /* 2: phases.compile.driver_cache, compile kind "cache", and per-batch device times in the runs of
  * linear records (batch_upload_device_ms, batch_compute_device_ms) */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "backends.h"
+#include "backends/backends.h"
 
 const cg_backend *const *cg_backend_all(void) {
   static const cg_backend *const all[] = {&cg_backend_cpu, &cg_backend_clblast, &cg_backend_cl,

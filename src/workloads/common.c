@@ -1,13 +1,15 @@
 /* Shared by the workloads: record planning and creation, device opening, per-run times, steady
  * statistics. */
-#include "common.h"
+#include "workloads/common.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 int plan_records(cg_variants_of variants_of, const char *const *backends,
                  const char *const *variants, record_plan *plan, int max) {

@@ -9,8 +9,10 @@
 
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
-#include "clgauge/timing.h"
-#include "common.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
+#include "workloads/common.h"
 
 /* Weights after hundreds of SGD steps differ between float orders of summation by far less. */
 #define LINEAR_TOLERANCE 1e-3

@@ -10,8 +10,10 @@
 #include "clgauge/backend.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
-#include "clgauge/timing.h"
-#include "common.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
+#include "workloads/common.h"
 
 void cg_matmul_defaults(cg_matmul_config *cfg) {
   memset(cfg, 0, sizeof *cfg);

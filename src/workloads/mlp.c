@@ -9,8 +9,10 @@
 
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
-#include "clgauge/timing.h"
-#include "common.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
+#include "workloads/common.h"
 
 /* Losses are float sums of N*O squares on the devices, double on the host; weights after many
  * tiny steps differ by reassociation only. */

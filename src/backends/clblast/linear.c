@@ -4,8 +4,8 @@
 #include <clblast_c.h>
 #include <stdlib.h>
 
-#include "backends.h"
-#include "cl_linear_common.h"
+#include "backends/backends.h"
+#include "backends/opencl/cl_linear_common.h"
 
 /* The first command of a pinned batch must wait for the batch's upload on the other queue, and
  * CLBlast takes no wait list: a barrier on the compute queue waits instead (OpenCL 1.2), or on

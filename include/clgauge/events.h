@@ -1,17 +1,12 @@
-/* Time measurement: the monotonic host clock, process CPU time, device time from profiling
- * events (with a reason when the driver gives none), and summary statistics. */
-#ifndef CLGAUGE_TIMING_H
-#define CLGAUGE_TIMING_H
+/* Device time from OpenCL profiling events, with a reason when the driver gives none. Used inside
+ * the OpenCL backends only: the engine above them sees milliseconds. */
+#ifndef CLGAUGE_EVENTS_H
+#define CLGAUGE_EVENTS_H
 
 #include <CL/cl.h>
 #include <stdbool.h>
-#include <stdint.h>
 
-/* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t cg_now_ns(void);
-/* User plus system CPU time of this process so far (getrusage), in nanoseconds. */
-uint64_t cg_cpu_ns(void);
-double cg_ns_to_ms(uint64_t ns);
+#include "clgauge/clock.h"
 
 /* Device time covered by a stretch of commands on one in-order queue, from profiling events:
  * from `begin`'s start (or its end, when begin_at_end: a marker kernel enqueued just before the
@@ -25,21 +20,8 @@ typedef struct cg_device_span {
 bool cg_device_span_ms(const cg_device_span *span, double *ms, const char **why);
 void cg_device_span_release(cg_device_span *span);
 
-/* The device time of one kernel launch, by name. */
-typedef struct cg_kernel_time {
-  const char *name; /* static string */
-  double ms;
-} cg_kernel_time;
-
 /* Device times of events of complete commands, into out[i].ms (names left as they are); false
  * when the driver gives no usable stamps (all zero, end before start). Releases the events. */
 bool cg_kernel_times(cl_event *events, int n, cg_kernel_time *out);
-
-/* Summary statistics of n samples (n may be 0: all fields NAN). stddev is the sample one (n-1). */
-typedef struct cg_stats {
-  int n;
-  double median, min, max, mean, stddev;
-} cg_stats;
-void cg_stats_compute(const double *samples, int n, cg_stats *out);
 
 #endif

@@ -4,10 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
-#include "cl_matrices.h"
+#include "backends/backends.h"
+#include "backends/opencl/cl_matrices.h"
 #include "clgauge/program.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 typedef struct cl_matmul_variant {
   const char *name;

@@ -1,7 +1,7 @@
 /* The parts of the linear workload's OpenCL backends that do not depend on how a batch is
  * computed: buffers, kernels, transfer modes, the epoch loop, events and device times. */
-#include "cl_linear_common.h"
-#include "backends.h"
+#include "backends/opencl/cl_linear_common.h"
+#include "backends/backends.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "clgauge/program.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 const cg_transfer cg_cl_linear_transfers[] = {CG_TRANSFER_PAGEABLE, CG_TRANSFER_PINNED,
                                               CG_TRANSFER_RESIDENT, CG_TRANSFER_HOST};

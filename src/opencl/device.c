@@ -7,7 +7,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 struct cg_device {
   cg_device_info info;

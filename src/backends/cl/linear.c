@@ -3,8 +3,8 @@
  * pageable, pinned and resident transfer modes of cl_linear_common. */
 #include <stdlib.h>
 
-#include "backends.h"
-#include "cl_linear_common.h"
+#include "backends/backends.h"
+#include "backends/opencl/cl_linear_common.h"
 
 /* linear_forward, then linear_update: see cl/linear.cl for why two. */
 static cg_rc fused_compute(cg_cl_linear *l, const cg_cl_linear_batch *bt, cg_error *err) {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
+#include "backends/backends.h"
 #include "clgauge/reference.h"
 
 typedef struct cpu_matmul {

@@ -6,10 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends.h"
-#include "cl_mlp_common.h"
+#include "backends/backends.h"
+#include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/program.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 enum { VARIANT_PER_OP, VARIANT_FUSED };
 enum { MAX_SAMPLED = 20 };

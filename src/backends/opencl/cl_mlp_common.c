@@ -1,6 +1,6 @@
 /* Device tensors and elementwise kernels of the mlp workload, shared by the cl and clblast
  * backends. */
-#include "cl_mlp_common.h"
+#include "backends/opencl/cl_mlp_common.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "backends.h"
-#include "cl_matrices.h"
+#include "backends/backends.h"
+#include "backends/opencl/cl_matrices.h"
 #include "clgauge/program.h"
 
 typedef struct clblast_matmul {

@@ -1,6 +1,6 @@
 /* Program builds of the OpenCL backends, counted so that a record says whether its compile
  * phase compiled anything or only loaded binaries from the cache. */
-#include "backends.h"
+#include "backends/backends.h"
 
 cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *options,
                        cl_program *out, cg_build_tally *tally, cg_error *err) {

@@ -5,10 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backends.h"
-#include "cl_mlp_common.h"
+#include "backends/backends.h"
+#include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/program.h"
-#include "clgauge/timing.h"
+#include "clgauge/clock.h"
+#include "clgauge/events.h"
+#include "clgauge/stats.h"
 
 enum { MAX_SAMPLED = 24 };
 

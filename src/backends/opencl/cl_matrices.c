@@ -1,5 +1,5 @@
 /* Device buffers of one matrix product, shared by the clblast and cl backends. */
-#include "cl_matrices.h"
+#include "backends/opencl/cl_matrices.h"
 
 #include <math.h>
 #include <stdlib.h>

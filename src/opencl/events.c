@@ -1,27 +1,8 @@
-/* Host clocks, process CPU time, device time from OpenCL profiling events, and statistics. */
-#include "clgauge/timing.h"
+/* Device time from OpenCL profiling events, with a reason when the driver gives none. */
+#include "clgauge/events.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <time.h>
-
-uint64_t cg_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t cg_cpu_ns(void) {
-  struct rusage ru;
-  if (getrusage(RUSAGE_SELF, &ru) != 0) return 0;
-  uint64_t us = (uint64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000u +
-                (uint64_t)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-  return us * 1000u;
-}
-
-double cg_ns_to_ms(uint64_t ns) { return (double)ns / 1e6; }
 
 static bool stamp(cl_event ev, cl_profiling_info what, cl_ulong *out) {
   return clGetEventProfilingInfo(ev, what, sizeof *out, out, NULL) == CL_SUCCESS;
@@ -80,29 +61,4 @@ bool cg_kernel_times(cl_event *events, int n, cg_kernel_time *out) {
   }
   /* Placeholder stamps (rusticl): the whole iteration's kernels would take under 100 ns. */
   return ok && total * 1e6 >= 100;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-void cg_stats_compute(const double *samples, int n, cg_stats *out) {
-  out->n = n;
-  out->median = out->min = out->max = out->mean = out->stddev = NAN;
-  if (n <= 0) return;
-  double *sorted = malloc((size_t)n * sizeof *sorted);
-  if (!sorted) return;
-  memcpy(sorted, samples, (size_t)n * sizeof *sorted);
-  qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
-  out->min = sorted[0];
-  out->max = sorted[n - 1];
-  out->median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
-  double sum = 0;
-  for (int i = 0; i < n; ++i) sum += sorted[i];
-  out->mean = sum / n;
-  double ss = 0;
-  for (int i = 0; i < n; ++i) ss += (sorted[i] - out->mean) * (sorted[i] - out->mean);
-  out->stddev = n > 1 ? sqrt(ss / (n - 1)) : 0.0;
-  free(sorted);
 }

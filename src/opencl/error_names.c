@@ -1,9 +1,11 @@
-/* Error names for OpenCL codes and CLBlast status codes, and the cg_error recording helpers. */
-#include "clgauge/error.h"
-
-#include <stdarg.h>
+/* Names of OpenCL error codes and CLBlast status codes, and the failure of a call that returned
+ * one. */
+#include <CL/cl.h>
+#include <clblast_c.h>
+#include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
+
+#include "clgauge/error.h"
 
 typedef struct code_name {
   int code;
@@ -78,35 +80,35 @@ static const code_name names[] = {
     {-72, "CL_MAX_SIZE_RESTRICTION_EXCEEDED"},
     {-1001, "CL_PLATFORM_NOT_FOUND_KHR"},
     /* CLBlast's own status codes */
-    {-1024, "CLBlastNotImplemented"},
-    {-1022, "CLBlastInvalidMatrixA"},
-    {-1021, "CLBlastInvalidMatrixB"},
-    {-1020, "CLBlastInvalidMatrixC"},
-    {-1019, "CLBlastInvalidVectorX"},
-    {-1018, "CLBlastInvalidVectorY"},
-    {-1017, "CLBlastInvalidDimension"},
-    {-1016, "CLBlastInvalidLeadDimA"},
-    {-1015, "CLBlastInvalidLeadDimB"},
-    {-1014, "CLBlastInvalidLeadDimC"},
-    {-1013, "CLBlastInvalidIncrementX"},
-    {-1012, "CLBlastInvalidIncrementY"},
-    {-1011, "CLBlastInsufficientMemoryA"},
-    {-1010, "CLBlastInsufficientMemoryB"},
-    {-1009, "CLBlastInsufficientMemoryC"},
-    {-1008, "CLBlastInsufficientMemoryX"},
-    {-1007, "CLBlastInsufficientMemoryY"},
-    {-2050, "CLBlastInsufficientMemoryTemp"},
-    {-2049, "CLBlastInvalidBatchCount"},
-    {-2048, "CLBlastInvalidOverrideKernel"},
-    {-2047, "CLBlastMissingOverrideParameter"},
-    {-2046, "CLBlastInvalidLocalMemUsage"},
-    {-2045, "CLBlastNoHalfPrecision"},
-    {-2044, "CLBlastNoDoublePrecision"},
-    {-2043, "CLBlastInvalidVectorScalar"},
-    {-2042, "CLBlastInsufficientMemoryScalar"},
-    {-2041, "CLBlastDatabaseError"},
-    {-2040, "CLBlastUnknownError"},
-    {-2039, "CLBlastUnexpectedError"},
+    {CLBlastNotImplemented, "CLBlastNotImplemented"},
+    {CLBlastInvalidMatrixA, "CLBlastInvalidMatrixA"},
+    {CLBlastInvalidMatrixB, "CLBlastInvalidMatrixB"},
+    {CLBlastInvalidMatrixC, "CLBlastInvalidMatrixC"},
+    {CLBlastInvalidVectorX, "CLBlastInvalidVectorX"},
+    {CLBlastInvalidVectorY, "CLBlastInvalidVectorY"},
+    {CLBlastInvalidDimension, "CLBlastInvalidDimension"},
+    {CLBlastInvalidLeadDimA, "CLBlastInvalidLeadDimA"},
+    {CLBlastInvalidLeadDimB, "CLBlastInvalidLeadDimB"},
+    {CLBlastInvalidLeadDimC, "CLBlastInvalidLeadDimC"},
+    {CLBlastInvalidIncrementX, "CLBlastInvalidIncrementX"},
+    {CLBlastInvalidIncrementY, "CLBlastInvalidIncrementY"},
+    {CLBlastInsufficientMemoryA, "CLBlastInsufficientMemoryA"},
+    {CLBlastInsufficientMemoryB, "CLBlastInsufficientMemoryB"},
+    {CLBlastInsufficientMemoryC, "CLBlastInsufficientMemoryC"},
+    {CLBlastInsufficientMemoryX, "CLBlastInsufficientMemoryX"},
+    {CLBlastInsufficientMemoryY, "CLBlastInsufficientMemoryY"},
+    {CLBlastInsufficientMemoryTemp, "CLBlastInsufficientMemoryTemp"},
+    {CLBlastInvalidBatchCount, "CLBlastInvalidBatchCount"},
+    {CLBlastInvalidOverrideKernel, "CLBlastInvalidOverrideKernel"},
+    {CLBlastMissingOverrideParameter, "CLBlastMissingOverrideParameter"},
+    {CLBlastInvalidLocalMemUsage, "CLBlastInvalidLocalMemUsage"},
+    {CLBlastNoHalfPrecision, "CLBlastNoHalfPrecision"},
+    {CLBlastNoDoublePrecision, "CLBlastNoDoublePrecision"},
+    {CLBlastInvalidVectorScalar, "CLBlastInvalidVectorScalar"},
+    {CLBlastInsufficientMemoryScalar, "CLBlastInsufficientMemoryScalar"},
+    {CLBlastDatabaseError, "CLBlastDatabaseError"},
+    {CLBlastUnknownError, "CLBlastUnknownError"},
+    {CLBlastUnexpectedError, "CLBlastUnexpectedError"},
 };
 
 const char *cg_cl_error_name(int code) {
@@ -117,38 +119,12 @@ const char *cg_cl_error_name(int code) {
   return unknown;
 }
 
-cg_rc cg_fail(cg_error *err, cg_rc rc, const char *file, int line, const char *fmt, ...) {
-  if (!err) return rc;
-  err->rc = rc;
-  err->code = 0;
-  va_list ap;
-  va_start(ap, fmt);
-  int n = vsnprintf(err->msg, sizeof err->msg, fmt, ap);
-  va_end(ap);
-  /* Input errors speak to the user; only internal failures carry the source location. */
-  if (rc != CG_BAD_INPUT && n >= 0 && (size_t)n < sizeof err->msg)
-    snprintf(err->msg + n, sizeof err->msg - (size_t)n, " (%s:%d)", file, line);
-  return rc;
-}
-
 cg_rc cg_fail_cl(cg_error *err, int code, const char *call, const char *file, int line) {
   /* Codes that say the device cannot do it, rather than that something broke. */
-  cg_rc rc = (code == -1024 || code == -2046 || code == -2044 || code == -2045) ? CG_UNSUPPORTED
-                                                                                 : CG_ERROR;
+  const bool unsupported = code == CLBlastNotImplemented || code == CLBlastInvalidLocalMemUsage ||
+                           code == CLBlastNoDoublePrecision || code == CLBlastNoHalfPrecision;
+  const cg_rc rc = unsupported ? CG_UNSUPPORTED : CG_ERROR;
   cg_fail(err, rc, file, line, "%s failed: %s", call, cg_cl_error_name(code));
   if (err) err->code = code;
   return rc;
-}
-
-void cg_error_append(cg_error *err, const char *text) {
-  if (!err || !text) return;
-  size_t used = strlen(err->msg);
-  if (used + 1 < sizeof err->msg) snprintf(err->msg + used, sizeof err->msg - used, "%s", text);
-}
-
-void cg_error_clear(cg_error *err) {
-  if (!err) return;
-  err->rc = CG_OK;
-  err->code = 0;
-  err->msg[0] = '\0';
 }
