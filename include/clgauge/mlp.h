@@ -1,51 +1,44 @@
 /* The mlp workload: the small training loop of the PyTorch report (y = relu(relu(x w1) w2) w3,
- * squared-error loss, SGD on w1 and w2), timed phase by phase on every selected backend and
- * verified against the host reference: the loss at every printed iteration and the final weights. */
+ * squared-error loss, SGD on w1 and w2), the loss read back every print_every iterations, each
+ * read-back closing a run. What its implementations receive: */
 #ifndef CLGAUGE_MLP_H
 #define CLGAUGE_MLP_H
 
-#include <stdint.h>
+#include <stdbool.h>
 
-#include "clgauge/backend.h"
-#include "clgauge/matmul.h"
-#include "clgauge/report.h"
+#include "clgauge/workload.h"
 
 enum { CG_MLP_MAX_DIM = 1 << 20 };
 
-typedef struct cg_mlp_config {
+/* One training step, all fp32 and row-major:
+ *   h1 = relu(x w1)            x: N x Din, w1: Din x H, h1: N x H
+ *   h2 = relu(h1 w2)           w2: H x O,  h2: N x O
+ *   y  = h2 w3                 w3: O x O,  y: N x O
+ *   loss = sum((y - t)^2)      t: N x O
+ *   dy = 2 (y - t)
+ *   g3 += h2^T dy              accumulates across iterations, as the report's w3.grad does
+ *   dz2 = (dy w3^T) * (h2 > 0)
+ *   g2 = h1^T dz2
+ *   dz1 = (dz2 w2^T) * (h1 > 0)    with w2 before its update
+ *   g1 = x^T dz1
+ *   w1 -= lr g1;  w2 -= lr g2;  and with update_w3: w3 -= lr g3, then g3 = 0 */
+typedef struct cg_mlp_shape {
+  int batch, din, hidden, dout; /* N, Din, H, O */
+} cg_mlp_shape;
+
+/* The problem. Each run enqueues run->iters steps; its result's loss is that of its first one. */
+typedef struct cg_mlp_setup {
   cg_mlp_shape shape;
-  int iters;
-  double lr;
+  float lr;
   bool update_w3;
-  int print_every; /* the loss is read back every print_every iterations: one run each */
-  uint64_t seed;
-  const char *const *backends; /* NULL-terminated names; NULL means every backend */
-  const char *const *variants;
-  cg_program_store programs;   /* kernel sources and binary cache; zero: embedded, none */
-} cg_mlp_config;
+} cg_mlp_setup;
 
-/* The seed preset: N=64, Din=1024, H=128, O=8, 10000 iterations, lr 1e-9, loss every 1000. */
-void cg_mlp_defaults(cg_mlp_config *cfg);
-/* Apply a preset by name: "seed" or "big" (N=64, Din=H=5000, O=8). CG_BAD_INPUT otherwise. */
-cg_rc cg_mlp_preset(cg_mlp_config *cfg, const char *name, cg_error *err);
+/* Host arrays: the inputs (x, t, w1, w2, w3; g3 starts at zero) to upload, and the outputs
+ * (w1, w2, w3, g3) that download writes. */
+typedef struct cg_mlp_tensors {
+  float *x, *t, *w1, *w2, *w3, *g3;
+} cg_mlp_tensors;
 
-/* Check sizes, counts, names, and that every tensor fits the device's maximum allocation. */
-cg_rc cg_mlp_validate(const cg_mlp_config *cfg, const cg_device_info *device, cg_error *err);
-
-/* Run every selected backend and variant, one record each. Failures stay in their records. */
-cg_rc cg_mlp_run(const cg_mlp_config *cfg, const cg_device_info *device, cg_report *report,
-                 cg_progress_fn progress, void *progress_ctx, cg_error *err);
-
-/* Crossover of one OpenCL backend/variant against the host backend along a sweep: the smallest
- * swept size from which the OpenCL record is faster at every larger size, counting the loop
- * alone (steady time per iteration) and counting everything (init, compile, upload and all runs).
- * A size of 0 means it never wins. */
-typedef struct cg_mlp_crossover {
-  char backend[16], variant[24];
-  int loop_size;
-  int total_size;
-} cg_mlp_crossover;
-/* Fills at most max entries from the mlp records of a sweep report; returns the count. */
-int cg_mlp_crossovers(const cg_report *report, cg_mlp_crossover *out, int max);
+extern const cg_workload cg_workload_mlp;
 
 #endif

@@ -1,0 +1,72 @@
+/* The engine: runs one job (a workload with its parameter values) on every selected backend and
+ * variant, one record each, phase by phase: plan the records, validate, create the inputs, open
+ * the device (init), prepare (compile), upload, run 0, the steady runs, download, verify. A
+ * failure in one record marks it `error` or `unsupported` and the others still run. */
+#ifndef CLGAUGE_ENGINE_H
+#define CLGAUGE_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "clgauge/backend.h"
+#include "clgauge/device.h"
+#include "clgauge/error.h"
+#include "clgauge/params.h"
+#include "clgauge/report.h"
+#include "clgauge/workload.h"
+
+/* A workload and its parameter values. */
+typedef struct cg_job {
+  const cg_workload *workload;
+  cg_params params;
+  bool modes[CG_MAX_MODES]; /* which of the workload's modes to run */
+  char group[32];           /* a sweep point's label ("hidden 64"), else empty */
+  double sweep_value;       /* the sweep point's size, else NAN */
+} cg_job;
+
+/* The workload at its defaults. */
+void cg_job_init(cg_job *job, const cg_workload *workload);
+/* Apply a preset by name; CG_BAD_INPUT lists the presets otherwise. */
+cg_rc cg_job_preset(cg_job *job, const char *name, cg_error *err);
+/* Select modes from a mode option's value: one mode's name, or "all". */
+cg_rc cg_job_select_modes(cg_job *job, const char *text, cg_error *err);
+/* The job at one size of its workload's sweep: the sweep's parameters set to size, its defaults
+ * applied where not given, and the group label set. */
+cg_rc cg_job_sweep_point(const cg_job *base, int size, cg_job *out, cg_error *err);
+
+/* What every job of a run shares: the selection and where programs come from. */
+typedef struct cg_selection {
+  const char *const *backends; /* NULL-terminated names; NULL selects every backend */
+  const char *const *variants; /* likewise */
+  uint64_t seed;
+  const char *kernel_dir;      /* NULL: the embedded kernels */
+  const char *binary_cache;    /* NULL: none */
+  const cg_kernel_overrides *overrides; /* may be NULL */
+} cg_selection;
+
+/* Check the job's values, the selection, and the sizes against the device (NULL when there is
+ * none). CG_BAD_INPUT names the offending value. Nothing is allocated. */
+cg_rc cg_engine_validate(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
+                         cg_error *err);
+
+/* Called before each record starts (rec->nruns == 0) and after each of its timed runs: index of
+ * the record in this job, the job's record count, and the record so far. */
+typedef void (*cg_progress_fn)(void *ctx, int index, int total, const cg_record *rec);
+
+/* Run the job, adding its records to the report. The return value is CG_OK unless the job could
+ * not start at all (out of host memory). */
+cg_rc cg_engine_run(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
+                    cg_report *report, cg_progress_fn progress, void *progress_ctx,
+                    cg_error *err);
+
+/* Crossover of one device backend/variant against the reference backend along a sweep: the
+ * smallest swept size from which it is faster at every larger size, counting the steady time
+ * per iteration alone, and counting everything (init, compile, upload and every run). 0: never. */
+typedef struct cg_crossover {
+  char backend[16], variant[24], mode[16];
+  double loop_size, total_size;
+} cg_crossover;
+/* From the records of one workload's sweep; fills at most max, returns the count. */
+int cg_crossovers(const cg_report *report, const char *workload, cg_crossover *out, int max);
+
+#endif
