@@ -65,68 +65,6 @@ static void cpu_matmul_release(void *state) {
   free(mm);
 }
 
-/* ---- mlp ---- */
-
-typedef struct cpu_mlp {
-  cg_mlp_setup setup;
-  cg_ref_mlp ref;
-  bool ready;
-  double first_loss;
-} cpu_mlp;
-
-static cg_rc cpu_mlp_prepare(const cg_backend_env *env, const char *variant,
-                             const cg_mlp_setup *setup, void **state, cg_compile_info *compile,
-                             cg_error *err) {
-  cg_rc rc = CG_OK;
-  cpu_mlp *m = calloc(1, sizeof *m);
-  CG_CHECK(m, CG_ERROR, "out of memory");
-  m->setup = *setup;
-  m->first_loss = NAN;
-  compile->ms = NAN;
-  compile->kind = "none";
-  *state = m;
-cleanup:
-  return rc;
-}
-
-static cg_rc cpu_mlp_upload(void *state, const cg_mlp_tensors *in, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cpu_mlp *m = state;
-  if (m->ready) cg_ref_mlp_free(&m->ref);
-  m->ready = cg_ref_mlp_init(&m->ref, &m->setup, in);
-  CG_CHECK(m->ready, CG_ERROR, "out of host memory for the mlp tensors");
-cleanup:
-  return rc;
-}
-
-static cg_rc cpu_mlp_enqueue(void *state, int iters, cg_device_span *span, int *launches,
-                             cg_error *err) {
-  cpu_mlp *m = state;
-  for (int i = 0; i < iters; ++i) {
-    double loss = cg_ref_mlp_step(&m->ref);
-    if (i == 0) m->first_loss = loss;
-  }
-  *launches = -1;
-  return CG_OK;
-}
-
-static cg_rc cpu_mlp_read_loss(void *state, double *loss, cg_error *err) {
-  *loss = ((cpu_mlp *)state)->first_loss;
-  return CG_OK;
-}
-
-static cg_rc cpu_mlp_download(void *state, cg_mlp_tensors *out, cg_error *err) {
-  cg_ref_mlp_read(&((cpu_mlp *)state)->ref, out);
-  return CG_OK;
-}
-
-static void cpu_mlp_release(void *state) {
-  cpu_mlp *m = state;
-  if (!m) return;
-  if (m->ready) cg_ref_mlp_free(&m->ref);
-  free(m);
-}
-
 /* ---- linear ---- */
 
 typedef struct cpu_linear {
@@ -223,17 +161,6 @@ static const cg_linear_ops cpu_linear_ops = {
     .download = cpu_linear_download,
     .release = cpu_linear_release,
 };
-static const cg_mlp_ops cpu_mlp_ops = {
-    .variants = cpu_variants,
-    .prepare = cpu_mlp_prepare,
-    .upload = cpu_mlp_upload,
-    .enqueue = cpu_mlp_enqueue,
-    .finish = cpu_matmul_finish,
-    .read_loss = cpu_mlp_read_loss,
-    .download = cpu_mlp_download,
-    .release = cpu_mlp_release,
-    .kernel_split = NULL, /* no kernels */
-};
 
 static const cg_matmul_ops cpu_matmul_ops = {
     cpu_variants,       cpu_matmul_prepare,  cpu_matmul_upload, cpu_matmul_enqueue,
@@ -245,6 +172,5 @@ const cg_backend cg_backend_cpu = {
     .summary = "OpenBLAS on the host CPU (the reference)",
     .uses_opencl = false,
     .matmul = &cpu_matmul_ops,
-    .mlp = &cpu_mlp_ops,
     .linear = &cpu_linear_ops,
 };

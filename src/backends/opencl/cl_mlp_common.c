@@ -1,24 +1,60 @@
-/* Device tensors and elementwise kernels of the mlp workload, shared by the cl and clblast
- * backends. */
+/* Device tensors, run events and their sampling, elementwise kernels and the per-op training
+ * step of the mlp workload, shared by the cl and clblast backends. */
 #include "backends/opencl/cl_mlp_common.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* ---- sampling ---- */
+
+cg_device_span *cg_mlp_sample(cg_mlp_sampler *s, const char *name) {
+  if (!s->on || s->n == CG_MAX_SPLIT) return NULL;
+  cg_device_span *span = &s->spans[s->n];
+  *span = (cg_device_span){0};
+  s->names[s->n++] = name;
+  return span;
+}
+
+cl_event *cg_mlp_kernel_event(cg_mlp_sampler *s, const char *name, cl_event *other) {
+  cg_device_span *span = cg_mlp_sample(s, name);
+  return span ? &span->begin : other;
+}
+
+void cg_mlp_sampler_close(cg_mlp_sampler *s, cl_event *last) {
+  for (int i = 0; i < s->n; ++i) {
+    cg_device_span *span = &s->spans[i];
+    if (!span->end && span->begin) clRetainEvent(span->end = span->begin);
+  }
+  if (last && s->n > 0 && s->spans[s->n - 1].end) clRetainEvent(*last = s->spans[s->n - 1].end);
+  s->on = false;
+}
+
+void cg_mlp_sampler_split(cg_mlp_sampler *s, cg_run_result *out) {
+  bool ok = s->n > 0;
+  for (int i = 0; i < s->n; ++i) {
+    const char *why = NULL;
+    out->split[i].name = s->names[i];
+    ok = cg_device_span_ms(&s->spans[i], &out->split[i].ms, &why) && ok;
+  }
+  out->nsplit = ok ? s->n : 0;
+  cg_mlp_sampler_release(s);
+}
+
+void cg_mlp_sampler_release(cg_mlp_sampler *s) {
+  for (int i = 0; i < s->n; ++i) cg_device_span_release(&s->spans[i]);
+  s->n = 0;
+  s->on = false;
+}
+
+/* ---- the device side ---- */
+
 cg_rc cg_mlp_buffer(const cg_device *dev, const char *what, size_t elems, cl_mem *out,
                     cg_error *err) {
-  cg_rc rc = CG_OK;
-  cl_int code = CL_SUCCESS;
-  const cg_device_info *info = cg_device_get_info(dev);
-  const size_t bytes = elems * sizeof(float);
-  CG_CHECK(bytes <= info->max_alloc, CG_UNSUPPORTED,
-           "mlp buffer %s needs %zu bytes, over the device's maximum allocation of %llu bytes",
-           what, bytes, (unsigned long long)info->max_alloc);
-  *out = clCreateBuffer(cg_device_context(dev), CL_MEM_READ_WRITE, bytes, NULL, &code);
-  CG_CL_CHECK(clCreateBuffer, code);
-cleanup:
-  return rc;
+  char name[96];
+  snprintf(name, sizeof name, "mlp buffer %s", what);
+  return cg_cl_buffer(dev, name, elems * sizeof(float), CL_MEM_READ_WRITE, out, err);
 }
 
 static size_t nx(const cg_mlp_shape s) { return (size_t)s.batch * (size_t)s.din; }
@@ -91,30 +127,39 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_mlp_device_read_loss(cg_mlp_device *md, double *loss, cg_error *err) {
+void cg_mlp_device_run_begin(cg_mlp_device *md) {
+  cg_device_span_release(&md->span);
+  cg_mlp_sampler_release(&md->sampler);
+}
+
+cg_rc cg_mlp_device_finish(cg_mlp_device *md, int launches, cg_run_result *out, cg_error *err) {
   cg_rc rc = CG_OK;
-  float value = NAN;
-  CG_CL(clEnqueueReadBuffer,
-        (md->queue, md->loss, CL_TRUE, 0, sizeof value, &value, 0, NULL, NULL));
-  *loss = value;
+  float loss = NAN;
+  CG_CL(clFinish, (md->queue));
+  CG_CL(clEnqueueReadBuffer, (md->queue, md->loss, CL_TRUE, 0, sizeof loss, &loss, 0, NULL, NULL));
+  out->loss = loss;
+  out->launches = launches;
+  cg_cl_span_result(&md->span, out);
+  cg_mlp_sampler_split(&md->sampler, out);
 cleanup:
   return rc;
 }
 
 void cg_mlp_device_release(cg_mlp_device *md) {
+  cg_mlp_device_run_begin(md);
   cl_mem *bufs[] = {&md->x, &md->t, &md->w1, &md->w2, &md->w3, &md->g3, &md->loss};
-  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i)
-    if (*bufs[i]) {
-      clReleaseMemObject(*bufs[i]);
-      *bufs[i] = NULL;
-    }
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
 }
 
-static size_t pow2_floor(size_t v) {
-  size_t p = 1;
-  while (p * 2 <= v) p *= 2;
-  return p;
+cg_rc cg_mlp_stamp(cl_command_queue q, cl_kernel stamp, cl_event *ev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const size_t one = 1;
+  CG_CL(clEnqueueNDRangeKernel, (q, stamp, 1, NULL, &one, &one, 0, NULL, ev));
+cleanup:
+  return rc;
 }
+
+/* ---- elementwise kernels ---- */
 
 cg_rc cg_mlp_eltwise_create(cl_program program, const cg_device_info *info, cg_mlp_eltwise *ew,
                             cg_error *err) {
@@ -133,7 +178,7 @@ cg_rc cg_mlp_eltwise_create(cl_program program, const cg_device_info *info, cg_m
           (*kernels[i], info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
     if (wg > info->max_work_group) wg = info->max_work_group;
     CG_CHECK(wg >= 1, CG_UNSUPPORTED, "kernel %s allows no work-items on this device", names[i]);
-    ew->local[i] = pow2_floor(wg < 256 ? wg : 256);
+    ew->local[i] = cg_pow2_floor(wg < 256 ? wg : 256);
   }
 cleanup:
   if (rc != CG_OK) cg_mlp_eltwise_release(ew);
@@ -212,5 +257,117 @@ cg_rc cg_mlp_loss_dy(const cg_mlp_eltwise *ew, cl_command_queue q, size_t count,
   /* One work-group: the loss is one deterministic sum. */
   CG_CL(clEnqueueNDRangeKernel, (q, ew->loss_dy, 1, NULL, &local, &local, 0, NULL, ev));
 cleanup:
+  return rc;
+}
+
+/* ---- the per-op step ---- */
+
+cg_rc cg_mlp_step_create(const cg_device *dev, const cg_mlp_device *md, cg_mlp_step *st,
+                         cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_shape s = md->setup.shape;
+  const size_t N = (size_t)s.batch, Din = (size_t)s.din, H = (size_t)s.hidden,
+               O = (size_t)s.dout;
+  CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * H, &st->h1, err));
+  CG_TRY(cg_mlp_buffer(dev, "h2 (batch x dout)", N * O, &st->h2, err));
+  CG_TRY(cg_mlp_buffer(dev, "y (batch x dout)", N * O, &st->y, err));
+  CG_TRY(cg_mlp_buffer(dev, "dy (batch x dout)", N * O, &st->dy, err));
+  CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &st->d2, err));
+  CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &st->d1, err));
+  CG_TRY(cg_mlp_buffer(dev, "g1 (din x hidden)", Din * H, &st->g1, err));
+  CG_TRY(cg_mlp_buffer(dev, "g2 (hidden x dout)", H * O, &st->g2, err));
+cleanup:
+  return rc;
+}
+
+void cg_mlp_step_release(cg_mlp_step *st) {
+  cg_mlp_eltwise_release(&st->ew);
+  cl_mem *bufs[] = {&st->h1, &st->h2, &st->y, &st->dy, &st->d2, &st->d1, &st->g1, &st->g2};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
+}
+
+/* The products of a step, in launch order, with their launch names. */
+enum { P_H1, P_H2, P_Y, P_G3, P_DZ2, P_G2, P_DZ1, P_G1, NPRODUCTS };
+static const char *const product_names[2][NPRODUCTS] = {
+    {"h1 = x w1", "h2 = h1 w2", "y = h2 w3", "g3 += h2^T dy", "dy w3^T", "g2 = h1^T dz2",
+     "dz2 w2^T", "g1 = x^T dz1"},
+    {"h1 = x w1 (CLBlast)", "h2 = h1 w2 (CLBlast)", "y = h2 w3 (CLBlast)",
+     "g3 += h2^T dy (CLBlast)", "dy w3^T (CLBlast)", "g2 = h1^T dz2 (CLBlast)",
+     "dz2 w2^T (CLBlast)", "g1 = x^T dz1 (CLBlast)"}};
+
+static cg_rc product(cg_mlp_step *st, cg_mlp_device *md, int which, bool ta, bool tb, size_t m,
+                     size_t n, size_t k, cl_mem a, size_t lda, cl_mem b, size_t ldb, float beta,
+                     cl_mem c, cg_error *err) {
+  const cg_mlp_gemm g = {ta, tb, m, n, k, a, b, c, lda, ldb, beta};
+  cg_device_span *span = cg_mlp_sample(&md->sampler, product_names[st->product.clblast][which]);
+  return st->product.gemm(st->product.ctx, md->queue, &g, span, err);
+}
+
+/* One step; keep: this step's loss is the run's; `last` (may be NULL) receives the event of its
+ * last command. */
+static cg_rc step(cg_mlp_step *st, cg_mlp_device *md, int keep, cl_event *last, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_shape s = md->setup.shape;
+  const size_t N = (size_t)s.batch, Din = (size_t)s.din, H = (size_t)s.hidden,
+               O = (size_t)s.dout;
+  const cl_command_queue q = md->queue;
+  const float lr = md->setup.lr;
+  const bool w3 = md->setup.update_w3;
+  cg_mlp_sampler *sm = &md->sampler;
+  const bool sampled = sm->on;
+  /* forward */
+  CG_TRY(product(st, md, P_H1, false, false, N, H, Din, md->x, Din, md->w1, H, 0.0f, st->h1,
+                 err));
+  CG_TRY(cg_mlp_relu(&st->ew, q, N * H, st->h1, cg_mlp_kernel_event(sm, "relu h1", NULL), err));
+  CG_TRY(product(st, md, P_H2, false, false, N, O, H, st->h1, H, md->w2, O, 0.0f, st->h2, err));
+  CG_TRY(cg_mlp_relu(&st->ew, q, N * O, st->h2, cg_mlp_kernel_event(sm, "relu h2", NULL), err));
+  CG_TRY(product(st, md, P_Y, false, false, N, O, O, st->h2, O, md->w3, O, 0.0f, st->y, err));
+  CG_TRY(cg_mlp_loss_dy(&st->ew, q, N * O, st->y, md->t, st->dy, md->loss, keep,
+                        cg_mlp_kernel_event(sm, "loss, dy", NULL), err));
+  /* backward: g3 += h2^T dy; dz2 = (dy w3^T) * (h2 > 0); g2 = h1^T dz2;
+   * dz1 = (dz2 w2^T) * (h1 > 0); g1 = x^T dz1 */
+  CG_TRY(product(st, md, P_G3, true, false, O, O, N, st->h2, O, st->dy, O, 1.0f, md->g3, err));
+  CG_TRY(product(st, md, P_DZ2, false, true, N, O, O, st->dy, O, md->w3, O, 0.0f, st->d2, err));
+  CG_TRY(cg_mlp_relu_backward(&st->ew, q, N * O, st->d2, st->h2,
+                              cg_mlp_kernel_event(sm, "relu' dz2", NULL), err));
+  CG_TRY(product(st, md, P_G2, true, false, H, O, N, st->h1, H, st->d2, O, 0.0f, st->g2, err));
+  CG_TRY(product(st, md, P_DZ1, false, true, N, H, O, st->d2, O, md->w2, O, 0.0f, st->d1, err));
+  CG_TRY(cg_mlp_relu_backward(&st->ew, q, N * H, st->d1, st->h1,
+                              cg_mlp_kernel_event(sm, "relu' dz1", NULL), err));
+  CG_TRY(product(st, md, P_G1, true, false, Din, H, N, md->x, Din, st->d1, H, 0.0f, st->g1,
+                 err));
+  /* updates */
+  CG_TRY(cg_mlp_sgd(&st->ew, q, Din * H, lr, st->g1, md->w1, 0,
+                    cg_mlp_kernel_event(sm, "sgd w1", NULL), err));
+  CG_TRY(cg_mlp_sgd(&st->ew, q, H * O, lr, st->g2, md->w2, 0,
+                    cg_mlp_kernel_event(sm, "sgd w2", w3 ? NULL : last), err));
+  if (w3)
+    CG_TRY(cg_mlp_sgd(&st->ew, q, O * O, lr, md->g3, md->w3, 1,
+                      cg_mlp_kernel_event(sm, "sgd w3", last), err));
+  if (sampled) cg_mlp_sampler_close(sm, last);
+cleanup:
+  return rc;
+}
+
+cg_rc cg_mlp_step_enqueue(cg_mlp_step *st, cg_mlp_device *md, int iters, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_device_span *span = &md->span;
+  CG_CHECK(iters >= 1, CG_BAD_INPUT, "mlp enqueue of %d iterations", iters);
+  cg_mlp_device_run_begin(md);
+  if (st->stamp) {
+    CG_TRY(cg_mlp_stamp(md->queue, st->stamp, &span->begin, err));
+    span->begin_at_end = true;
+  }
+  for (int i = 0; i < iters; ++i) {
+    md->sampler.on = i == 0; /* events on the first iteration only */
+    CG_TRY(step(st, md, i == 0, i == iters - 1 ? &span->end : NULL, err));
+    /* Without a stamp the run begins where its first command does. */
+    if (i == 0 && !st->stamp && md->sampler.n > 0 && md->sampler.spans[0].begin) {
+      clRetainEvent(span->begin = md->sampler.spans[0].begin);
+      span->begin_at_end = md->sampler.spans[0].begin_at_end;
+    }
+  }
+cleanup:
+  md->sampler.on = false;
   return rc;
 }
