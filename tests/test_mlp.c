@@ -1,6 +1,7 @@
 /* Check suite of the mlp workload: the host training step against a float64 reference written
- * here, every backend and variant through its ops on every device, the workload's records,
- * validation and presets, and the crossover along a size sweep. */
+ * here, every implementation and variant on every device, each configuration of the fused kernels
+ * through overrides, the workload's records through the engine, validation and presets, and the
+ * crossover along a size sweep. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +10,8 @@
 
 #include "clgauge/backend.h"
 #include "clgauge/device.h"
+#include "clgauge/engine.h"
+#include "clgauge/kernel_config.h"
 #include "clgauge/mlp.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
@@ -44,15 +47,10 @@ typedef struct shape {
 
 /* ---- what each looped test runs: (device, backend, variant) ---- */
 
-static const char *const *mlp_variants(const cg_backend *b) {
-  return b->mlp ? b->mlp->variants : NULL;
-}
-
 typedef cg_test_combo combo;
-static int combo_count(void) { return cg_test_combo_count(mlp_variants, true); }
-static combo combo_at(int index) { return cg_test_combo_at(mlp_variants, index, true); }
+static int combo_count(void) { return cg_test_combo_count("mlp", true); }
+static combo combo_at(int index) { return cg_test_combo_at("mlp", index, true); }
 #define combo_name cg_test_combo_name
-
 
 static int device_count(void) {
   int n = cg_test_device_count();
@@ -204,7 +202,7 @@ static void forward_relu(ref64 *r, const double *a, const double *b, int rows, i
   }
 }
 
-/* One training step exactly as backend.h documents it; returns the loss before the update. */
+/* One training step exactly as mlp.h documents it; returns the loss before the update. */
 static double ref64_step(ref64 *r) {
   const int N = r->s.n, D = r->s.d, H = r->s.h, O = r->s.o;
   forward_relu(r, r->x, r->w1, N, D, H, r->h1, NULL);   /* h1 = relu(x w1) */
@@ -531,62 +529,193 @@ START_TEST(test_ref_w3) {
 }
 END_TEST
 
-/* ---- every backend and variant through its ops, on every device ---- */
+/* ---- every implementation and variant, on every device ---- */
 
 /* The seed shape, batch 1, prime sizes, one output, and a tiny one. */
 static const shape ops_shapes[] = {
     {64, 1024, 128, 8}, {1, 33, 16, 4}, {17, 31, 13, 5}, {9, 12, 10, 1}, {3, 5, 7, 2}};
 enum { NOPS_SHAPES = sizeof ops_shapes / sizeof ops_shapes[0] };
 
-static void run_iters(const cg_mlp_ops *ops, void *state, int iters, bool profiling, bool host,
-                      const char *name, const char *when) {
+/* An implementation's instance under test, with what its runs must show. */
+typedef struct instance {
+  const cg_impl *impl;
+  void *state;
+  const char *name;
+  bool profiling, host;
+} instance;
+
+/* The reason cg_device_span_ms gives for a span without events. */
+#define NO_EVENTS "no profiling events for this backend"
+
+/* One run of `iters` iterations through enqueue and finish; returns the result. */
+static cg_run_result run_iters(const instance *in, int index, int iters, const char *when) {
   cg_error err = {0};
-  cg_device_span span = {0};
-  int launches = -99;
-  ck_assert_msg(ops->enqueue(state, iters, &span, &launches, &err) == CG_OK, "%s, %s: enqueue: %s",
-                name, when, err.msg);
-  ck_assert_msg(ops->finish(state, &err) == CG_OK, "%s, %s: finish: %s", name, when, err.msg);
-  if (profiling) ck_assert_msg(span.begin && span.end, "%s: no events bound the work", name);
-  if (host) ck_assert_msg(!span.begin && !span.end, "%s: events on the host", name);
-  ck_assert_msg(launches == -1 || launches >= 1, "%s: %d launches", name, launches);
+  const cg_run run = {.index = index, .iters = iters,
+                      .kind = index == 0 ? CG_RUN_FIRST : CG_RUN_STEADY, .arg = NULL};
+  cg_run_result res;
+  cg_run_result_init(&res);
+  ck_assert_msg(in->impl->enqueue(in->state, &run, &err) == CG_OK, "%s, %s: enqueue: %s",
+                in->name, when, err.msg);
+  ck_assert_msg(in->impl->finish(in->state, &res, &err) == CG_OK, "%s, %s: finish: %s",
+                in->name, when, err.msg);
+  const bool span_ok = isfinite(res.device_ms);
+  ck_assert_msg(span_ok || isnan(res.device_ms), "%s: device time %g", in->name, res.device_ms);
+  ck_assert_msg(!span_ok || (res.device_ms > 0 && !res.device_why), "%s: %g ms (%s)", in->name,
+                res.device_ms, res.device_why ? res.device_why : "no reason");
+  if (in->profiling)
+    ck_assert_msg(span_ok || (res.device_why && strcmp(res.device_why, NO_EVENTS) != 0),
+                  "%s: no events bound the work (%s)", in->name,
+                  res.device_why ? res.device_why : "no reason");
+  if (in->host)
+    ck_assert_msg(!span_ok && res.nsplit == 0, "%s: device times on the host", in->name);
+  ck_assert_msg(res.launches == -1 || res.launches >= 1, "%s: %d launches", in->name,
+                res.launches);
   /* The split of the first iteration: there whenever the run's own device span is, every
    * command with a positive time, together no longer than the whole run. */
-  double run_ms = NAN;
-  const char *why = NULL;
-  const bool span_ok = cg_device_span_ms(&span, &run_ms, &why);
-  if (ops->kernel_split) {
-    cg_kernel_time split[CG_MAX_SPLIT];
-    const int n = ops->kernel_split(state, split, CG_MAX_SPLIT);
-    ck_assert_msg(n >= 0 && (!span_ok || n >= 2), "%s, %s: %d commands in the split", name,
-                  when, n);
-    double sum = 0;
-    for (int i = 0; i < n; ++i) {
-      ck_assert_msg(split[i].name && split[i].ms > 0, "%s, %s: command %d: %s %g ms", name, when,
-                    i, split[i].name ? split[i].name : "(no name)", split[i].ms);
-      sum += split[i].ms;
-    }
-    if (n > 0 && span_ok)
-      ck_assert_msg(sum <= run_ms * 1.001, "%s, %s: split %g ms, the whole run %g ms", name,
-                    when, sum, run_ms);
+  const int n = res.nsplit;
+  ck_assert_msg(n >= 0 && n <= CG_MAX_SPLIT && (!span_ok || n >= 2),
+                "%s, %s: %d commands in the split", in->name, when, n);
+  double sum = 0;
+  for (int i = 0; i < n; ++i) {
+    ck_assert_msg(res.split[i].name && res.split[i].ms > 0, "%s, %s: command %d: %s %g ms",
+                  in->name, when, i, res.split[i].name ? res.split[i].name : "(no name)",
+                  res.split[i].ms);
+    sum += res.split[i].ms;
   }
-  cg_device_span_release(&span);
+  if (n > 0 && span_ok)
+    ck_assert_msg(sum <= res.device_ms * 1.001, "%s, %s: split %g ms, the whole run %g ms",
+                  in->name, when, sum, res.device_ms);
+  /* Where the launches are known, the sampled iteration is exactly those: sampling adds none. */
+  if (n > 0 && res.launches > 0)
+    ck_assert_msg(n == res.launches, "%s, %s: %d commands sampled, %d launches per iteration",
+                  in->name, when, n, res.launches);
+  return res;
+}
+
+static const cg_kernel_param *find_param(const cg_kernel_config *c, const char *name) {
+  for (int i = 0; i < c->nparams; ++i)
+    if (strcmp(c->params[i].name, name) == 0) return &c->params[i];
+  return NULL;
+}
+
+/* What prepare says: its compile phase, and a configuration without overrides whose parameters
+ * are each a default or a fallback; nothing on the host. */
+static void expect_prepared(const instance *in, const cg_prepared *prep) {
+  ck_assert_ptr_nonnull(prep->compile_kind);
+  ck_assert_msg(strcmp(prep->compile_kind, "source") == 0
+                    ? isfinite(prep->compile_ms) && prep->compile_ms >= 0
+                    : isnan(prep->compile_ms),
+                "%s: compile kind %s with %g ms", in->name, prep->compile_kind, prep->compile_ms);
+  const cg_kernel_config *c = &prep->config;
+  ck_assert_msg(c->nparams >= 0 && c->nparams <= CG_MAX_KERNEL_PARAMS, "%s: %d parameters",
+                in->name, c->nparams);
+  if (in->host)
+    ck_assert_msg(c->build_options[0] == '\0' && c->nparams == 0, "%s: a kernel configuration "
+                  "on the host", in->name);
+  else
+    ck_assert_msg(strstr(c->build_options, "-D") != NULL, "%s: build options '%s'", in->name,
+                  c->build_options);
+  for (int i = 0; i < c->nparams; ++i) {
+    const cg_kernel_param *p = &c->params[i];
+    ck_assert_msg(p->name && p->name[0] && p->value >= 0, "%s: parameter %d", in->name, i);
+    ck_assert_msg(p->origin == CG_ORIGIN_DEFAULT || p->origin == CG_ORIGIN_FALLBACK,
+                  "%s: %s=%d is %s without overrides", in->name, p->name, p->value,
+                  cg_origin_name(p->origin));
+    ck_assert_msg(find_param(c, p->name) == p, "%s: %s named twice", in->name, p->name);
+  }
+}
+
+/* The device of a backend for one test: opened through the backend, as the engine does. */
+typedef struct opened {
+  const cg_backend *backend;
+  cg_device_list list;
+  void *device;
+  bool profiling;
+} opened;
+
+static void open_device(opened *o, const cg_backend *backend, int index) {
+  memset(o, 0, sizeof *o);
+  o->backend = backend;
+  if (index < 0) return;
+  cg_error err = {0};
+  const char *no_time = NULL;
+  cg_test_devices(&o->list);
+  ck_assert_msg(index < o->list.count, "device %d of %d", index, o->list.count);
+  ck_assert_ptr_nonnull(backend->open);
+  ck_assert_msg(backend->open(&o->list.items[index], &o->device, &no_time, &err) == CG_OK, "%s",
+                err.msg);
+  o->profiling = o->list.items[index].profiling;
+  ck_assert_msg(o->profiling == (no_time == NULL), "%s: profiling %d, but '%s'",
+                o->list.items[index].name, o->profiling, no_time ? no_time : "device time");
+}
+
+static void close_device(opened *o) {
+  if (o->device) o->backend->close(o->device);
+  cg_device_list_free(&o->list);
+  memset(o, 0, sizeof *o);
+}
+
+/* Three iterations of p on an instance: one, two more in one run, then three after a new upload,
+ * each run's loss and the final state against the reference. */
+static void train_and_check(const instance *in, const problem *p, uint64_t seed) {
+  cg_error err = {0};
+  const shape s = p->s;
+  const bool w3 = p->setup.update_w3;
+  cg_mlp_tensors out = poisoned_out(s);
+
+  /* One iteration: its loss and the state after it. */
+  ck_assert_msg(in->impl->upload(in->state, &p->in, &err) == CG_OK, "%s: upload: %s", in->name,
+                err.msg);
+  cg_run_result res = run_iters(in, 0, 1, "1 iteration");
+  ck_assert_msg(loss_err(res.loss, p->loss[0]) <= TOL,
+                "%s, %dx%dx%dx%d%s: loss of iteration 1 is %.9g, reference %.9g (seed %llu)",
+                in->name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", res.loss, p->loss[0],
+                (unsigned long long)seed);
+  ck_assert_msg(in->impl->download(in->state, &out, &err) == CG_OK, "%s: download: %s", in->name,
+                err.msg);
+  expect_state(in->name, p, 0, &out, seed, "after 1 iteration");
+
+  /* Two more in one run: its loss is the first of them, iteration 2. */
+  res = run_iters(in, 1, 2, "2 more iterations");
+  ck_assert_msg(loss_err(res.loss, p->loss[1]) <= TOL,
+                "%s, %dx%dx%dx%d%s: loss of iteration 2 is %.9g, reference %.9g (seed %llu)",
+                in->name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", res.loss, p->loss[1],
+                (unsigned long long)seed);
+  poison(&out, s);
+  ck_assert_msg(in->impl->download(in->state, &out, &err) == CG_OK, "%s: download: %s", in->name,
+                err.msg);
+  expect_state(in->name, p, 2, &out, seed, "after 1 + 2 iterations");
+
+  /* Upload again: the weights start over and g3 is zero again; three in one run. */
+  ck_assert_msg(in->impl->upload(in->state, &p->in, &err) == CG_OK, "%s: upload: %s", in->name,
+                err.msg);
+  res = run_iters(in, 2, 3, "3 iterations after a new upload");
+  ck_assert_msg(loss_err(res.loss, p->loss[0]) <= TOL,
+                "%s, %dx%dx%dx%d%s: first loss after a new upload is %.9g, reference %.9g "
+                "(seed %llu)",
+                in->name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", res.loss, p->loss[0],
+                (unsigned long long)seed);
+  poison(&out, s);
+  ck_assert_msg(in->impl->download(in->state, &out, &err) == CG_OK, "%s: download: %s", in->name,
+                err.msg);
+  expect_state(in->name, p, 2, &out, seed, "after a new upload and 3 iterations");
+
+  /* The reference moved every weight that trains by more than the tolerance. */
+  ck_assert(rel_diff64(p->w1[0], p->w1_0, (size_t)s.d * s.h) >= MEASURABLE);
+  ck_assert(rel_diff64(p->w2[0], p->w2_0, (size_t)s.h * s.o) >= MEASURABLE);
+  free_out(&out);
 }
 
 START_TEST(test_backend_ops) {
   const combo c = combo_at(_i);
-  const cg_mlp_ops *ops = c.backend->mlp;
-  cg_device_list list = {0};
-  cg_device *dev = NULL;
+  const cg_impl *impl = cg_impl_find(c.backend, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  opened o;
+  open_device(&o, c.backend, c.device);
   cg_error err = {0};
   char name[400];
-  if (c.device >= 0) {
-    cg_test_devices(&list);
-    ck_assert_msg(c.device < list.count, "device %d of %d", c.device, list.count);
-    ck_assert_msg(cg_device_open(&list.items[c.device], &dev, &err) == CG_OK, "%s", err.msg);
-  }
-  combo_name(&c, &list, name, sizeof name);
-  const bool profiling = c.device >= 0 && list.items[c.device].profiling, host = c.device < 0;
-  const cg_backend_env env = {.device = dev};
+  combo_name(&c, &o.list, name, sizeof name);
+  const cg_backend_env env = {.device = o.device};
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
@@ -596,78 +725,212 @@ START_TEST(test_backend_ops) {
       const shape s = ops_shapes[si];
       problem p;
       problem_draw(&p, s, w3, 3, 0, true, &rng);
-      void *state = NULL;
-      cg_compile_info compile = {.ms = -1, .kind = NULL};
-      cg_rc rc = ops->prepare(&env, c.variant, &p.setup, &state, &compile, &err);
+      instance in = {impl, NULL, name, o.profiling, c.device < 0};
+      cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+      cg_rc rc = impl->prepare(&env, c.variant, NULL, &p.setup, &in.state, &prep, &err);
       ck_assert_msg(rc == CG_OK, "%s, %dx%dx%dx%d: prepare: rc %d: %s", name, s.n, s.d, s.h, s.o,
                     rc, err.msg);
-      ck_assert_ptr_nonnull(compile.kind);
-      ck_assert_msg(strcmp(compile.kind, "source") == 0 ? isfinite(compile.ms) && compile.ms >= 0
-                                                        : isnan(compile.ms),
-                    "%s: compile kind %s with %g ms", name, compile.kind, compile.ms);
-      cg_mlp_tensors out = poisoned_out(s);
-      double loss = NAN;
-
-      /* One iteration: its loss and the state after it. */
-      ck_assert_msg(ops->upload(state, &p.in, &err) == CG_OK, "%s: upload: %s", name, err.msg);
-      run_iters(ops, state, 1, profiling, host, name, "1 iteration");
-      ck_assert_msg(ops->read_loss(state, &loss, &err) == CG_OK, "%s: read_loss: %s", name,
-                    err.msg);
-      ck_assert_msg(loss_err(loss, p.loss[0]) <= TOL,
-                    "%s, %dx%dx%dx%d%s: loss of iteration 1 is %.9g, reference %.9g (seed %llu)",
-                    name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", loss, p.loss[0],
-                    (unsigned long long)seed);
-      ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
-      expect_state(name, &p, 0, &out, seed, "after 1 iteration");
-
-      /* Two more in one enqueue: read_loss gives the first of them, iteration 2. */
-      run_iters(ops, state, 2, profiling, host, name, "2 more iterations");
-      loss = NAN;
-      ck_assert_msg(ops->read_loss(state, &loss, &err) == CG_OK, "%s: read_loss: %s", name,
-                    err.msg);
-      ck_assert_msg(loss_err(loss, p.loss[1]) <= TOL,
-                    "%s, %dx%dx%dx%d%s: loss of iteration 2 is %.9g, reference %.9g (seed %llu)",
-                    name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", loss, p.loss[1],
-                    (unsigned long long)seed);
-      poison(&out, s);
-      ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
-      expect_state(name, &p, 2, &out, seed, "after 1 + 2 iterations");
-
-      /* Upload again: the weights start over and g3 is zero again; three in one enqueue. */
-      ck_assert_msg(ops->upload(state, &p.in, &err) == CG_OK, "%s: upload: %s", name, err.msg);
-      run_iters(ops, state, 3, profiling, host, name, "3 iterations after a new upload");
-      loss = NAN;
-      ck_assert_msg(ops->read_loss(state, &loss, &err) == CG_OK, "%s: read_loss: %s", name,
-                    err.msg);
-      ck_assert_msg(loss_err(loss, p.loss[0]) <= TOL,
-                    "%s, %dx%dx%dx%d%s: first loss after a new upload is %.9g, reference %.9g "
-                    "(seed %llu)",
-                    name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "", loss, p.loss[0],
-                    (unsigned long long)seed);
-      poison(&out, s);
-      ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
-      expect_state(name, &p, 2, &out, seed, "after a new upload and 3 iterations");
-
-      /* The reference moved every weight that trains by more than the tolerance. */
-      ck_assert(rel_diff64(p.w1[0], p.w1_0, (size_t)s.d * s.h) >= MEASURABLE);
-      ck_assert(rel_diff64(p.w2[0], p.w2_0, (size_t)s.h * s.o) >= MEASURABLE);
-      free_out(&out);
-      ops->release(state);
+      expect_prepared(&in, &prep);
+      train_and_check(&in, &p, seed);
+      impl->release(in.state);
       problem_free(&p);
     }
-  cg_device_close(dev);
-  cg_device_list_free(&list);
+  close_device(&o);
 }
 END_TEST
 
-/* ---- the workload: records through cg_mlp_run ---- */
+/* ---- each configuration of the fused kernels, through overrides ---- */
 
-static void small_config(cg_mlp_config *cfg) {
-  cg_mlp_defaults(cfg);
-  cfg->shape = (cg_mlp_shape){8, 16, 12, 3};
-  cfg->iters = 23; /* 5 runs, the last one of 3 iterations */
-  cfg->print_every = 5;
-  cfg->lr = 1e-5;
+static void parse_overrides(cg_kernel_overrides *ov, const char *text) {
+  cg_error err = {0};
+  memset(ov, 0, sizeof *ov);
+  ck_assert_msg(cg_kernel_overrides_parse(ov, text, &err) == CG_OK, "%s: %s", text, err.msg);
+}
+
+/* The parameter is in the configuration with that value and origin. */
+static void expect_param(const cg_kernel_config *c, const char *name, int value,
+                         cg_origin origin, const char *where) {
+  const cg_kernel_param *p = find_param(c, name);
+  ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, name);
+  ck_assert_msg(p->value == value && p->origin == origin, "%s: %s=%d (%s), expected %d (%s)",
+                where, name, p->value, cg_origin_name(p->origin), value, cg_origin_name(origin));
+}
+
+/* The fused parameters that overrides may set: every one of them named, each a default or a
+ * fallback unless `overridden` lists it. */
+static void expect_fused_names(const cg_kernel_config *c, const char *const *overridden,
+                               const char *where) {
+  static const char *const names[] = {"TX", "TY", "R", "KC", "TPG", "THREE", "DZ1A"};
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
+    const cg_kernel_param *p = find_param(c, names[i]);
+    ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, names[i]);
+    bool listed = false;
+    for (const char *const *o = overridden; *o; ++o) listed |= strcmp(*o, names[i]) == 0;
+    if (listed)
+      ck_assert_msg(p->origin == CG_ORIGIN_OVERRIDE, "%s: %s is %s, not override", where,
+                    names[i], cg_origin_name(p->origin));
+    else
+      ck_assert_msg(p->origin == CG_ORIGIN_DEFAULT || p->origin == CG_ORIGIN_FALLBACK,
+                    "%s: %s is %s without an override", where, names[i],
+                    cg_origin_name(p->origin));
+  }
+}
+
+static const shape fused_shapes[] = {{17, 31, 13, 5}, {64, 1024, 128, 8}};
+
+/* THREE = 0/1 and DZ1A = 0/1, each with and without update_w3, correct on every device, with the
+ * overrides in the configuration and the launches they imply. */
+START_TEST(test_fused_configs) {
+  const cg_backend *cl = cg_backend_find("cl");
+  ck_assert_ptr_nonnull(cl);
+  const cg_impl *impl = cg_impl_find(cl, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  ck_assert_int_ge(cg_variant_index(impl->variants, "fused"), 0);
+  bool listed = false;
+  for (const char *const *k = impl->kernel_params; k && *k; ++k) listed |= strcmp(*k, "DZ1A") == 0;
+  ck_assert_msg(listed, "DZ1A is not among the parameters an override may set");
+  opened o;
+  open_device(&o, cl, _i);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  cg_error err = {0};
+  for (int three = 0; three < 2; ++three)
+    for (int dz1a = 0; dz1a < 2; ++dz1a)
+      for (size_t si = 0; si < sizeof fused_shapes / sizeof fused_shapes[0]; ++si) {
+        const shape s = fused_shapes[si];
+        const bool w3 = (three + dz1a + (int)si) % 2 == 1;
+        char text[64], name[512];
+        snprintf(text, sizeof text, "THREE=%d,DZ1A=%d", three, dz1a);
+        snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d%s", text,
+                 o.list.items[_i].name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "");
+        cg_kernel_overrides ov;
+        parse_overrides(&ov, text);
+        const cg_backend_env env = {.device = o.device, .overrides = &ov};
+        problem p;
+        problem_draw(&p, s, w3, 3, 0, true, &rng);
+        instance in = {impl, NULL, name, o.profiling, false};
+        cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+        cg_rc rc = impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err);
+        ck_assert_msg(rc == CG_OK, "%s: prepare: rc %d: %s", name, rc, err.msg);
+        expect_param(&prep.config, "THREE", three, CG_ORIGIN_OVERRIDE, name);
+        expect_param(&prep.config, "DZ1A", dz1a, CG_ORIGIN_OVERRIDE, name);
+        expect_fused_names(&prep.config, (const char *const[]){"THREE", "DZ1A", NULL}, name);
+        char define[32];
+        snprintf(define, sizeof define, "-DTHREE=%d -DDZ1A=%d", three, dz1a);
+        ck_assert_msg(strstr(prep.config.build_options, define), "%s: '%s' not in '%s'", name,
+                      define, prep.config.build_options);
+        /* the launches per iteration that the configuration implies */
+        ck_assert_msg(impl->upload(in.state, &p.in, &err) == CG_OK, "%s: %s", name, err.msg);
+        const cg_run_result res = run_iters(&in, 0, 1, "launches");
+        ck_assert_msg(res.launches == (three ? 3 : 2), "%s: %d launches", name, res.launches);
+        train_and_check(&in, &p, seed);
+        impl->release(in.state);
+        problem_free(&p);
+      }
+  close_device(&o);
+}
+END_TEST
+
+/* A blocking given by override is the one that runs and is named as such; an override the
+ * kernels cannot take is refused by name. */
+START_TEST(test_fused_overrides) {
+  const cg_backend *cl = cg_backend_find("cl");
+  ck_assert_ptr_nonnull(cl);
+  const cg_impl *impl = cg_impl_find(cl, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  opened o;
+  open_device(&o, cl, _i);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  cg_error err = {0};
+  const shape s = {17, 31, 13, 5};
+  problem p;
+  problem_draw(&p, s, false, 3, 0, true, &rng);
+
+  cg_kernel_overrides ov;
+  parse_overrides(&ov, "TX=4,TY=2,R=2,KC=4");
+  cg_backend_env env = {.device = o.device, .overrides = &ov};
+  char name[512];
+  snprintf(name, sizeof name, "cl/fused TX=4,TY=2,R=2,KC=4 on %s", o.list.items[_i].name);
+  instance in = {impl, NULL, name, o.profiling, false};
+  cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+  ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                "%s: prepare: %s", name, err.msg);
+  expect_param(&prep.config, "TX", 4, CG_ORIGIN_OVERRIDE, name);
+  expect_param(&prep.config, "TY", 2, CG_ORIGIN_OVERRIDE, name);
+  expect_param(&prep.config, "R", 2, CG_ORIGIN_OVERRIDE, name);
+  expect_param(&prep.config, "KC", 4, CG_ORIGIN_OVERRIDE, name);
+  expect_fused_names(&prep.config, (const char *const[]){"TX", "TY", "R", "KC", NULL}, name);
+  ck_assert_msg(strstr(prep.config.build_options, "-DTX=4 -DTY=2 -DRM=2 -DRN=2"), "%s: '%s'",
+                name, prep.config.build_options);
+  train_and_check(&in, &p, seed);
+  impl->release(in.state);
+
+  /* per-op takes none of them and runs as it would */
+  in.state = NULL;
+  ck_assert_msg(impl->prepare(&env, "per-op", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                "per-op: prepare: %s", err.msg);
+  ck_assert_msg(prep.config.nparams == 1 && strcmp(prep.config.params[0].name, "TS") == 0 &&
+                    prep.config.params[0].origin != CG_ORIGIN_OVERRIDE,
+                "per-op: %d parameters", prep.config.nparams);
+  impl->release(in.state);
+
+  /* refused, naming the override; more than one row tile per work-group needs a batch that
+   * fits one (at most 16 x 16 rows) */
+  const struct {
+    const char *text;
+    int batch;
+  } bad[] = {{"TX=1000", 17}, {"TX=16,TY=32", 17}, {"R=0", 17}, {"R=17", 17},
+             {"KC=0", 17},    {"TPG=0", 17},       {"TPG=2", 300}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    parse_overrides(&ov, bad[i].text);
+    cg_mlp_setup setup = p.setup;
+    setup.shape.batch = bad[i].batch;
+    void *state = NULL;
+    cg_error e = {0};
+    const cg_rc rc = impl->prepare(&env, "fused", NULL, &setup, &state, &prep, &e);
+    if (state) impl->release(state);
+    ck_assert_msg(rc == CG_BAD_INPUT, "%s: rc %d (%s)", bad[i].text, rc, e.msg);
+    const char *named = strrchr(bad[i].text, ',') ? strrchr(bad[i].text, ',') + 1 : bad[i].text;
+    ck_assert_msg(strstr(e.msg, named) != NULL, "'%s' not named in: %s", named, e.msg);
+    ck_assert_msg(strchr(e.msg, '\n') == NULL, "not one line: %s", e.msg);
+  }
+  problem_free(&p);
+  close_device(&o);
+}
+END_TEST
+
+/* ---- the workload: records through the engine ---- */
+
+static void set_param(cg_job *job, const char *name, double value) {
+  cg_error err = {0};
+  ck_assert_msg(cg_params_set(&job->params, name, value, &err) == CG_OK, "%s %g: %s", name,
+                value, err.msg);
+}
+
+/* A value set as the command line would not let through, for validation to find. */
+static void set_raw(cg_job *job, const char *name, double value) {
+  const int i = cg_params_index(&job->params, name);
+  ck_assert_msg(i >= 0, "no parameter %s", name);
+  job->params.v[i] = value;
+  job->params.given[i] = true;
+}
+
+static void small_job(cg_job *job) {
+  cg_job_init(job, &cg_workload_mlp);
+  set_param(job, "batch", 8);
+  set_param(job, "din", 16);
+  set_param(job, "hidden", 12);
+  set_param(job, "dout", 3);
+  set_param(job, "iters", 23); /* 5 runs, the last one of 3 iterations */
+  set_param(job, "print_every", 5);
+  set_param(job, "lr", 1e-5);
+}
+
+static int param_int(const cg_job *job, const char *name) {
+  return (int)cg_params_get(&job->params, name);
 }
 
 typedef struct progress_log {
@@ -689,32 +952,32 @@ static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
 }
 
 /* Every record of an mlp report ok, with its losses at every print point and verified. */
-static void expect_mlp_records(const cg_report *report, const cg_mlp_config *cfg,
+static void expect_mlp_records(const cg_report *report, const cg_job *job, uint64_t seed,
                                const cg_device_info *info, int expected) {
-  const int chunks = (cfg->iters + cfg->print_every - 1) / cfg->print_every;
+  const int iters = param_int(job, "iters"), every = param_int(job, "print_every");
+  const int chunks = (iters + every - 1) / every;
   ck_assert_int_eq(report->count, expected);
   const double *host_losses = NULL;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
     ck_assert_msg(r->status == CG_STATUS_OK, "%s/%s on %s: status %s: %s (seed %llu)", r->backend,
                   r->variant, r->device, cg_status_name(r->status), r->reason,
-                  (unsigned long long)cfg->seed);
+                  (unsigned long long)seed);
     ck_assert_str_eq(r->workload, "mlp");
     ck_assert_msg(r->nlosses == chunks, "%s/%s: %d losses, expected %d", r->backend, r->variant,
                   r->nlosses, chunks);
-    ck_assert_int_eq(r->loss_every, cfg->print_every);
+    ck_assert_int_eq(r->loss_every, every);
     for (int k = 0; k < r->nlosses; ++k)
       ck_assert_msg(isfinite(r->losses[k]) && r->losses[k] > 0, "%s/%s: loss %d is %g",
                     r->backend, r->variant, k, r->losses[k]);
     ck_assert_int_eq(r->nruns, chunks);
-    ck_assert_int_eq(r->iters_per_run, cfg->print_every);
-    ck_assert_int_eq(r->runs[chunks - 1].iters, cfg->iters - (chunks - 1) * cfg->print_every);
-    ck_assert_double_eq(cg_record_param(r, "batch"), cfg->shape.batch);
-    ck_assert_double_eq(cg_record_param(r, "din"), cfg->shape.din);
-    ck_assert_double_eq(cg_record_param(r, "hidden"), cfg->shape.hidden);
-    ck_assert_double_eq(cg_record_param(r, "dout"), cfg->shape.dout);
-    ck_assert_double_eq(cg_record_param(r, "iters"), cfg->iters);
-    ck_assert_double_eq(cg_record_param(r, "update_w3"), cfg->update_w3);
+    ck_assert_int_eq(r->iters_per_run, every);
+    ck_assert_int_eq(r->runs[chunks - 1].iters, iters - (chunks - 1) * every);
+    static const char *const names[] = {"batch", "din", "hidden", "dout", "iters", "update_w3"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; ++k)
+      ck_assert_msg(cg_record_param(r, names[k]) == cg_params_get(&job->params, names[k]),
+                    "%s/%s: %s %g, the job's %g", r->backend, r->variant, names[k],
+                    cg_record_param(r, names[k]), cg_params_get(&job->params, names[k]));
     ck_assert_msg(isfinite(r->flops_per_iter) && r->flops_per_iter > 0, "flops %g",
                   r->flops_per_iter);
     ck_assert_msg(isfinite(r->upload_ms) && isfinite(r->download_ms) &&
@@ -746,26 +1009,35 @@ static void expect_mlp_records(const cg_report *report, const cg_mlp_config *cfg
   }
 }
 
+/* The backends with an mlp implementation that need a device (or do not), NULL-terminated. */
+static void device_backends(const char **names, int max, bool device) {
+  int n = 0;
+  for (const cg_backend *const *b = cg_backend_all(); *b && n < max - 1; ++b)
+    if ((*b)->needs_device == device && cg_impl_find(*b, "mlp")) names[n++] = (*b)->name;
+  names[n] = NULL;
+}
+
 START_TEST(test_workload_records) {
   cg_device_list list;
   cg_test_devices(&list);
   ck_assert_int_lt(_i, list.count);
   const cg_device_info *info = &list.items[_i];
-  cg_mlp_config cfg;
+  cg_job job;
   cg_error err = {0};
   cg_report report;
 
   /* Every backend. */
-  small_config(&cfg);
-  cfg.seed = cg_test_seed();
-  ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+  small_job(&job);
+  cg_selection sel = {.seed = cg_test_seed()};
+  ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
   cg_report_init(&report, 0, NULL);
   progress_log log = {0, 0, -1};
-  ck_assert_msg(cg_mlp_run(&cfg, info, &report, on_progress, &log, &err) == CG_OK, "%s", err.msg);
-  const int all = cg_test_variant_count(mlp_variants, false) + cg_test_variant_count(mlp_variants, true);
+  ck_assert_msg(cg_engine_run(&job, &sel, info, &report, on_progress, &log, &err) == CG_OK, "%s",
+                err.msg);
+  const int all = cg_test_variant_count("mlp", false) + cg_test_variant_count("mlp", true);
   ck_assert_int_eq(log.starts, all);
   ck_assert_int_eq(log.last_total, all);
-  expect_mlp_records(&report, &cfg, info, all);
+  expect_mlp_records(&report, &job, sel.seed, info, all);
   int runs = 0;
   for (int i = 0; i < report.count; ++i) runs += report.records[i].nruns;
   ck_assert_int_eq(log.calls, all + runs);
@@ -773,42 +1045,86 @@ START_TEST(test_workload_records) {
 
   /* The OpenCL backends alone, with update_w3: the workload computes the reference itself. */
   const char *names[16];
-  int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b && n < 15; ++b)
-    if ((*b)->uses_opencl && (*b)->mlp) names[n++] = (*b)->name;
-  names[n] = NULL;
-  if (n > 0) {
-    small_config(&cfg);
-    cfg.seed = cg_test_seed();
-    cfg.update_w3 = true;
-    cfg.iters = 10, cfg.print_every = 5;
-    cfg.backends = names;
-    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+  device_backends(names, 16, true);
+  if (names[0]) {
+    small_job(&job);
+    set_param(&job, "update_w3", 1);
+    set_param(&job, "iters", 10);
+    set_param(&job, "print_every", 5);
+    sel = (cg_selection){.seed = cg_test_seed(), .backends = names};
+    ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
     cg_report_init(&report, 0, NULL);
-    ck_assert_msg(cg_mlp_run(&cfg, info, &report, NULL, NULL, &err) == CG_OK, "%s", err.msg);
-    expect_mlp_records(&report, &cfg, info, cg_test_variant_count(mlp_variants, true));
+    ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s",
+                  err.msg);
+    expect_mlp_records(&report, &job, sel.seed, info, cg_test_variant_count("mlp", true));
     cg_report_free(&report);
   }
   cg_device_list_free(&list);
 }
 END_TEST
 
+/* A record says which kernel configuration ran: overrides as such, every other parameter a
+ * default or a fallback; an override the kernels cannot take fails the record by name. */
+START_TEST(test_workload_kernel_config) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  ck_assert_int_lt(_i, list.count);
+  const cg_device_info *info = &list.items[_i];
+  cg_error err = {0};
+  cg_job job;
+  small_job(&job);
+  const char *cl[] = {"cl", NULL}, *fused[] = {"fused", NULL};
+  cg_kernel_overrides ov;
+  parse_overrides(&ov, "THREE=1,DZ1A=0");
+  cg_selection sel = {.seed = cg_test_seed(), .backends = cl, .variants = fused, .overrides = &ov};
+  ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s",
+                err.msg);
+  ck_assert_int_eq(report.count, 1);
+  const cg_record *r = &report.records[0];
+  ck_assert_msg(r->status == CG_STATUS_OK, "%s", r->reason);
+  ck_assert_str_eq(r->variant, "fused");
+  expect_param(&r->kernel, "THREE", 1, CG_ORIGIN_OVERRIDE, "record");
+  expect_param(&r->kernel, "DZ1A", 0, CG_ORIGIN_OVERRIDE, "record");
+  expect_fused_names(&r->kernel, (const char *const[]){"THREE", "DZ1A", NULL}, "record");
+  ck_assert_msg(strstr(r->kernel.build_options, "-DTHREE=1 -DDZ1A=0"), "build options '%s'",
+                r->kernel.build_options);
+  ck_assert_int_eq(r->launches_per_iter, 3);
+  cg_report_free(&report);
+
+  parse_overrides(&ov, "TX=1000");
+  cg_report_init(&report, 0, NULL);
+  ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s",
+                err.msg);
+  ck_assert_int_eq(report.count, 1);
+  r = &report.records[0];
+  ck_assert_msg(r->status == CG_STATUS_ERROR, "status %s: %s", cg_status_name(r->status),
+                r->reason);
+  ck_assert_msg(strstr(r->reason, "TX=1000") != NULL, "override not named: %s", r->reason);
+  cg_report_free(&report);
+  cg_device_list_free(&list);
+}
+END_TEST
+
 /* Without a device the OpenCL records are skipped and the host ones still run. */
 START_TEST(test_workload_without_device) {
-  cg_mlp_config cfg;
-  small_config(&cfg);
-  cfg.seed = cg_test_seed();
+  cg_job job;
+  small_job(&job);
+  cg_selection sel = {.seed = cg_test_seed()};
   cg_report report;
   cg_report_init(&report, 0, NULL);
   cg_error err = {0};
-  ck_assert_int_eq(cg_mlp_validate(&cfg, NULL, &err), CG_OK);
-  ck_assert_int_eq(cg_mlp_run(&cfg, NULL, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, cg_test_variant_count(mlp_variants, false) + cg_test_variant_count(mlp_variants, true));
+  ck_assert_int_eq(cg_engine_validate(&job, &sel, NULL, &err), CG_OK);
+  ck_assert_int_eq(cg_engine_run(&job, &sel, NULL, &report, NULL, NULL, &err), CG_OK);
+  ck_assert_int_eq(report.count,
+                   cg_test_variant_count("mlp", false) + cg_test_variant_count("mlp", true));
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);
     ck_assert_ptr_nonnull(b);
-    if (b->uses_opencl) {
+    if (b->needs_device) {
       ck_assert_int_eq(r->status, CG_STATUS_SKIPPED);
       ck_assert_msg(strstr(r->reason, "no OpenCL device") != NULL, "reason: %s", r->reason);
     } else {
@@ -822,87 +1138,111 @@ END_TEST
 
 /* ---- validation and presets ---- */
 
-static void expect_bad_err(const cg_mlp_config *cfg, const cg_device_info *info,
-                           const char *named, cg_error *out) {
+static void expect_bad_err(const cg_job *job, const cg_selection *sel,
+                           const cg_device_info *info, const char *named, cg_error *out) {
   cg_error err = {0};
-  cg_rc rc = cg_mlp_validate(cfg, info, &err);
+  const cg_selection none = {0};
+  cg_rc rc = cg_engine_validate(job, sel ? sel : &none, info, &err);
   if (out) *out = err;
   ck_assert_msg(rc == CG_BAD_INPUT, "expected CG_BAD_INPUT naming '%s', got rc %d", named, rc);
   ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not named in: %s", named, err.msg);
   ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
 }
 
-static void expect_bad(const cg_mlp_config *cfg, const cg_device_info *info, const char *named) {
-  expect_bad_err(cfg, info, named, NULL);
+static void expect_bad(const cg_job *job, const cg_selection *sel, const cg_device_info *info,
+                       const char *named) {
+  expect_bad_err(job, sel, info, named, NULL);
+}
+
+/* A value out of range: refused when set, and by validation when it got in directly. */
+static void expect_bad_value(const char *name, double value, const char *named) {
+  cg_job job;
+  cg_error err = {0};
+  small_job(&job);
+  ck_assert_msg(cg_params_set(&job.params, name, value, &err) == CG_BAD_INPUT,
+                "%s %g accepted", name, value);
+  ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not named in: %s", named, err.msg);
+  small_job(&job);
+  set_raw(&job, name, value);
+  expect_bad(&job, NULL, NULL, named);
+}
+
+static cg_rc validate(const cg_job *job, const cg_selection *sel, const cg_device_info *info,
+                      cg_error *err) {
+  const cg_selection none = {0};
+  return cg_engine_validate(job, sel ? sel : &none, info, err);
 }
 
 START_TEST(test_validate_values) {
-  cg_mlp_config cfg;
+  cg_job job;
   cg_error err = {0};
-  cg_mlp_defaults(&cfg);
-  ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "defaults: %s", err.msg);
+  cg_job_init(&job, &cg_workload_mlp);
+  ck_assert_msg(validate(&job, NULL, NULL, &err) == CG_OK, "defaults: %s", err.msg);
   /* The report's setup. */
-  ck_assert_int_eq(cfg.shape.batch, 64);
-  ck_assert_int_eq(cfg.shape.din, 1024);
-  ck_assert_int_eq(cfg.shape.hidden, 128);
-  ck_assert_int_eq(cfg.shape.dout, 8);
-  ck_assert_int_eq(cfg.iters, 10000);
-  ck_assert_int_eq(cfg.print_every, 1000);
-  ck_assert_double_eq(cfg.lr, 1e-9);
-  ck_assert(!cfg.update_w3);
+  ck_assert_int_eq(param_int(&job, "batch"), 64);
+  ck_assert_int_eq(param_int(&job, "din"), 1024);
+  ck_assert_int_eq(param_int(&job, "hidden"), 128);
+  ck_assert_int_eq(param_int(&job, "dout"), 8);
+  ck_assert_int_eq(param_int(&job, "iters"), 10000);
+  ck_assert_int_eq(param_int(&job, "print_every"), 1000);
+  ck_assert_double_eq(cg_params_get(&job.params, "lr"), 1e-9);
+  ck_assert(cg_params_get(&job.params, "update_w3") == 0);
 
-  small_config(&cfg), cfg.shape.batch = 0, expect_bad(&cfg, NULL, "--batch 0");
-  small_config(&cfg), cfg.shape.din = -4, expect_bad(&cfg, NULL, "--din -4");
-  small_config(&cfg), cfg.shape.hidden = 0, expect_bad(&cfg, NULL, "--hidden 0");
-  small_config(&cfg), cfg.shape.dout = -1, expect_bad(&cfg, NULL, "--dout -1");
-  small_config(&cfg), cfg.shape.hidden = CG_MLP_MAX_DIM + 1,
-                      expect_bad(&cfg, NULL, "--hidden 1048577");
-  small_config(&cfg), cfg.iters = 0, expect_bad(&cfg, NULL, "--iters 0");
-  small_config(&cfg), cfg.iters = -5, expect_bad(&cfg, NULL, "--iters -5");
-  small_config(&cfg), cfg.print_every = 0, expect_bad(&cfg, NULL, "--print-every 0");
-  small_config(&cfg), cfg.lr = -1e-3, expect_bad(&cfg, NULL, "--lr -0.001");
+  expect_bad_value("batch", 0, "--batch 0");
+  expect_bad_value("din", -4, "--din -4");
+  expect_bad_value("hidden", 0, "--hidden 0");
+  expect_bad_value("dout", -1, "--dout -1");
+  expect_bad_value("hidden", CG_MLP_MAX_DIM + 1, "--hidden 1048577");
+  expect_bad_value("iters", 0, "--iters 0");
+  expect_bad_value("iters", -5, "--iters -5");
+  expect_bad_value("print_every", 0, "--print-every 0");
+  expect_bad_value("lr", -1e-3, "--lr -0.001");
   cg_error e = {0};
-  small_config(&cfg), cfg.lr = NAN, expect_bad_err(&cfg, NULL, "--lr", &e);
+  small_job(&job), set_raw(&job, "lr", NAN), expect_bad_err(&job, NULL, NULL, "--lr", &e);
   ck_assert_msg(cg_test_contains_nocase(e.msg, "nan"), "NaN not named in: %s", e.msg);
-  small_config(&cfg), cfg.lr = INFINITY, expect_bad(&cfg, NULL, "--lr");
-  small_config(&cfg), cfg.lr = 0;
-  ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "lr 0: %s", err.msg);
-  small_config(&cfg), cfg.print_every = 1000; /* beyond iters: one run */
-  ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "%s", err.msg);
+  small_job(&job), set_raw(&job, "lr", INFINITY), expect_bad(&job, NULL, NULL, "--lr");
+  small_job(&job), set_param(&job, "lr", 0);
+  ck_assert_msg(validate(&job, NULL, NULL, &err) == CG_OK, "lr 0: %s", err.msg);
+  small_job(&job), set_param(&job, "print_every", 1000); /* beyond iters: one run */
+  ck_assert_msg(validate(&job, NULL, NULL, &err) == CG_OK, "%s", err.msg);
 }
 END_TEST
 
 START_TEST(test_validate_names) {
-  cg_mlp_config cfg;
+  cg_job job;
   cg_error err = {0};
   const char *foo[] = {"foo", NULL}, *cpu_foo[] = {"cpu", "foo", NULL};
-  small_config(&cfg), cfg.backends = foo, expect_bad(&cfg, NULL, "'foo'");
-  small_config(&cfg), cfg.backends = cpu_foo, expect_bad(&cfg, NULL, "'foo'");
-  small_config(&cfg), cfg.variants = foo, expect_bad(&cfg, NULL, "'foo'");
-  /* Every backend and variant name with mlp ops is accepted on its own. */
+  small_job(&job);
+  expect_bad(&job, &(cg_selection){.backends = foo}, NULL, "'foo'");
+  expect_bad(&job, &(cg_selection){.backends = cpu_foo}, NULL, "'foo'");
+  expect_bad(&job, &(cg_selection){.variants = foo}, NULL, "'foo'");
+  /* Every backend and variant name with an mlp implementation is accepted on its own. */
   int checked = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-    if (!(*b)->mlp) continue;
-    ck_assert_msg((*b)->mlp->variants && (*b)->mlp->variants[0], "%s: no variant", (*b)->name);
-    for (const char *const *v = (*b)->mlp->variants; *v; ++v, ++checked) {
-      const cg_mlp_ops *ops = (*b)->mlp;
-      ck_assert_msg(ops->prepare && ops->upload && ops->enqueue && ops->finish &&
-                        ops->read_loss && ops->download && ops->release,
-                    "%s: an op is missing", (*b)->name);
-      const char *bs[] = {(*b)->name, NULL}, *vs[] = {*v, NULL};
-      small_config(&cfg), cfg.backends = bs, cfg.variants = vs;
-      ck_assert_msg(cg_mlp_validate(&cfg, NULL, &err) == CG_OK, "%s/%s: %s", (*b)->name, *v,
-                    err.msg);
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    const cg_impl *impl = *i;
+    if (strcmp(impl->workload, "mlp") != 0) continue;
+    ck_assert_ptr_nonnull(impl->backend);
+    ck_assert_msg(cg_impl_find(impl->backend, "mlp") == impl, "%s: not found",
+                  impl->backend->name);
+    ck_assert_msg(impl->variants && impl->variants[0], "%s: no variant", impl->backend->name);
+    ck_assert_msg(impl->prepare && impl->upload && impl->enqueue && impl->finish &&
+                      impl->download && impl->release,
+                  "%s: a function is missing", impl->backend->name);
+    for (const char *const *v = impl->variants; *v; ++v, ++checked) {
+      const char *bs[] = {impl->backend->name, NULL}, *vs[] = {*v, NULL};
+      const cg_selection sel = {.backends = bs, .variants = vs};
+      ck_assert_msg(validate(&job, &sel, NULL, &err) == CG_OK, "%s/%s: %s", impl->backend->name,
+                    *v, err.msg);
     }
   }
   ck_assert_int_ge(checked, 1);
-  /* A backend without mlp ops is refused by name. */
+  /* A backend without an mlp implementation is refused by name. */
   for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-    if ((*b)->mlp) continue;
+    if (cg_impl_find(*b, "mlp")) continue;
     const char *bs[] = {(*b)->name, NULL};
     char named[64];
     snprintf(named, sizeof named, "'%s'", (*b)->name);
-    small_config(&cfg), cfg.backends = bs, expect_bad(&cfg, NULL, named);
+    expect_bad(&job, &(cg_selection){.backends = bs}, NULL, named);
   }
 }
 END_TEST
@@ -912,84 +1252,83 @@ START_TEST(test_validate_device_limits) {
   cg_test_devices(&list);
   for (int i = 0; i < list.count; ++i) {
     const cg_device_info *info = &list.items[i];
-    cg_mlp_config cfg;
+    cg_job job;
     cg_error err = {0};
     /* w1 (din x hidden) alone exceeds the maximum allocation; x and h1 stay small. */
-    small_config(&cfg);
-    cfg.shape.batch = 2;
-    cfg.shape.din = CG_MLP_MAX_DIM;
-    cfg.shape.hidden = (int)(info->max_alloc / 4 / (uint64_t)CG_MLP_MAX_DIM) + 1;
-    ck_assert_int_le(cfg.shape.hidden, CG_MLP_MAX_DIM);
-    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_BAD_INPUT, "%s: w1 of %d x %d fits?",
-                  info->name, cfg.shape.din, cfg.shape.hidden);
+    small_job(&job);
+    const int hidden = (int)(info->max_alloc / 4 / (uint64_t)CG_MLP_MAX_DIM) + 1;
+    ck_assert_int_le(hidden, CG_MLP_MAX_DIM);
+    set_param(&job, "batch", 2);
+    set_param(&job, "din", CG_MLP_MAX_DIM);
+    set_param(&job, "hidden", hidden);
+    ck_assert_msg(validate(&job, NULL, info, &err) == CG_BAD_INPUT, "%s: w1 of %d x %d fits?",
+                  info->name, CG_MLP_MAX_DIM, hidden);
     ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
     ck_assert_msg(strstr(err.msg, info->name) != NULL, "device not named: %s", err.msg);
-    char din[64], hidden[64];
-    snprintf(din, sizeof din, "--din %d", cfg.shape.din);
-    snprintf(hidden, sizeof hidden, "--hidden %d", cfg.shape.hidden);
-    ck_assert_msg(strstr(err.msg, din) || strstr(err.msg, hidden),
-                  "neither '%s' nor '%s' named in: %s", din, hidden, err.msg);
+    char din[64], hid[64];
+    snprintf(din, sizeof din, "--din %d", CG_MLP_MAX_DIM);
+    snprintf(hid, sizeof hid, "--hidden %d", hidden);
+    ck_assert_msg(strstr(err.msg, din) || strstr(err.msg, hid),
+                  "neither '%s' nor '%s' named in: %s", din, hid, err.msg);
     /* w1 just fits one allocation, but with its gradient the model outgrows the device's memory
      * (where the device has less than twice its maximum allocation). */
-    small_config(&cfg);
-    cfg.shape.batch = 2;
-    cfg.shape.din = CG_MLP_MAX_DIM;
-    cfg.shape.hidden = (int)(info->max_alloc / 4 / (uint64_t)CG_MLP_MAX_DIM);
-    const double w1_bytes = 4.0 * cfg.shape.din * cfg.shape.hidden;
-    if (cfg.shape.hidden >= 1 && 2 * w1_bytes > (double)info->global_mem) {
-      ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_BAD_INPUT,
+    small_job(&job);
+    const int fits = (int)(info->max_alloc / 4 / (uint64_t)CG_MLP_MAX_DIM);
+    set_param(&job, "batch", 2);
+    set_param(&job, "din", CG_MLP_MAX_DIM);
+    if (fits >= 1) set_param(&job, "hidden", fits);
+    const double w1_bytes = 4.0 * CG_MLP_MAX_DIM * fits;
+    if (fits >= 1 && 2 * w1_bytes > (double)info->global_mem) {
+      ck_assert_msg(validate(&job, NULL, info, &err) == CG_BAD_INPUT,
                     "%s: a model of %.3g GiB fits %.3g GiB?", info->name, 2 * w1_bytes / 1073741824,
                     (double)info->global_mem / 1073741824);
       ck_assert_msg(strstr(err.msg, info->name) != NULL, "device not named: %s", err.msg);
-      snprintf(hidden, sizeof hidden, "--hidden %d", cfg.shape.hidden);
-      ck_assert_msg(strstr(err.msg, din) && strstr(err.msg, hidden), "'%s' and '%s' not in: %s",
-                    din, hidden, err.msg);
+      snprintf(hid, sizeof hid, "--hidden %d", fits);
+      ck_assert_msg(strstr(err.msg, din) && strstr(err.msg, hid), "'%s' and '%s' not in: %s",
+                    din, hid, err.msg);
       ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
     }
     /* Host backends alone need no device memory. */
     const char *hosts[16];
-    int n = 0;
-    for (const cg_backend *const *b = cg_backend_all(); *b && n < 15; ++b)
-      if (!(*b)->uses_opencl && (*b)->mlp) hosts[n++] = (*b)->name;
-    hosts[n] = NULL;
-    cfg.backends = hosts;
-    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+    device_backends(hosts, 16, false);
+    const cg_selection host_sel = {.backends = hosts};
+    ck_assert_msg(validate(&job, &host_sel, info, &err) == CG_OK, "%s", err.msg);
     /* The presets fit. */
-    small_config(&cfg);
-    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
-    ck_assert_int_eq(cg_mlp_preset(&cfg, "seed", &err), CG_OK);
-    ck_assert_msg(cg_mlp_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+    small_job(&job);
+    ck_assert_msg(validate(&job, NULL, info, &err) == CG_OK, "%s", err.msg);
+    ck_assert_int_eq(cg_job_preset(&job, "seed", &err), CG_OK);
+    ck_assert_msg(validate(&job, NULL, info, &err) == CG_OK, "%s", err.msg);
   }
   cg_device_list_free(&list);
 }
 END_TEST
 
 START_TEST(test_presets) {
-  cg_mlp_config cfg;
+  cg_job job;
   cg_error err = {0};
-  cg_mlp_defaults(&cfg);
-  cfg.iters = 77, cfg.lr = 0.5;
-  ck_assert_int_eq(cg_mlp_preset(&cfg, "big", &err), CG_OK);
-  ck_assert_int_eq(cfg.shape.batch, 64);
-  ck_assert_int_eq(cfg.shape.din, 5000);
-  ck_assert_int_eq(cfg.shape.hidden, 5000);
-  ck_assert_int_eq(cfg.shape.dout, 8);
-  ck_assert_int_eq(cfg.iters, 77); /* a preset sets the sizes only */
-  ck_assert_double_eq(cfg.lr, 0.5);
-  ck_assert_int_eq(cg_mlp_validate(&cfg, NULL, &err), CG_OK);
-  ck_assert_int_eq(cg_mlp_preset(&cfg, "seed", &err), CG_OK);
-  ck_assert_int_eq(cfg.shape.batch, 64);
-  ck_assert_int_eq(cfg.shape.din, 1024);
-  ck_assert_int_eq(cfg.shape.hidden, 128);
-  ck_assert_int_eq(cfg.shape.dout, 8);
-  const cg_mlp_shape before = cfg.shape;
-  ck_assert_int_eq(cg_mlp_preset(&cfg, "huge", &err), CG_BAD_INPUT);
+  cg_job_init(&job, &cg_workload_mlp);
+  set_param(&job, "iters", 77), set_param(&job, "lr", 0.5);
+  ck_assert_int_eq(cg_job_preset(&job, "big", &err), CG_OK);
+  ck_assert_int_eq(param_int(&job, "batch"), 64);
+  ck_assert_int_eq(param_int(&job, "din"), 5000);
+  ck_assert_int_eq(param_int(&job, "hidden"), 5000);
+  ck_assert_int_eq(param_int(&job, "dout"), 8);
+  ck_assert_int_eq(param_int(&job, "iters"), 77); /* a preset sets the sizes only */
+  ck_assert_double_eq(cg_params_get(&job.params, "lr"), 0.5);
+  ck_assert_int_eq(validate(&job, NULL, NULL, &err), CG_OK);
+  ck_assert_int_eq(cg_job_preset(&job, "seed", &err), CG_OK);
+  ck_assert_int_eq(param_int(&job, "batch"), 64);
+  ck_assert_int_eq(param_int(&job, "din"), 1024);
+  ck_assert_int_eq(param_int(&job, "hidden"), 128);
+  ck_assert_int_eq(param_int(&job, "dout"), 8);
+  const int din_before = param_int(&job, "din");
+  ck_assert_int_eq(cg_job_preset(&job, "huge", &err), CG_BAD_INPUT);
   ck_assert_msg(strstr(err.msg, "--preset") && strstr(err.msg, "'huge'"),
                 "option and value not named: %s", err.msg);
   ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
-  ck_assert_int_eq(cfg.shape.din, before.din);
-  ck_assert_int_eq(cg_mlp_preset(&cfg, "", &err), CG_BAD_INPUT);
-  ck_assert_int_eq(cg_mlp_preset(&cfg, "BIG", &err), CG_BAD_INPUT);
+  ck_assert_int_eq(param_int(&job, "din"), din_before);
+  ck_assert_int_eq(cg_job_preset(&job, "", &err), CG_BAD_INPUT);
+  ck_assert_int_eq(cg_job_preset(&job, "BIG", &err), CG_BAD_INPUT);
 }
 END_TEST
 
@@ -1030,7 +1369,7 @@ static void add_record(cg_report *report, const char *backend, const char *varia
   }
 }
 
-static const cg_mlp_crossover *find_x(const cg_mlp_crossover *x, int n, const char *backend,
+static const cg_crossover *find_x(const cg_crossover *x, int n, const char *backend,
                                       const char *variant) {
   for (int i = 0; i < n; ++i)
     if (strcmp(x[i].backend, backend) == 0 && strcmp(x[i].variant, variant) == 0) return &x[i];
@@ -1069,28 +1408,28 @@ START_TEST(test_crossovers) {
   snprintf(m->backend, sizeof m->backend, "dev");
   snprintf(m->variant, sizeof m->variant, "other");
 
-  cg_mlp_crossover x[8];
+  cg_crossover x[8];
   memset(x, 0x55, sizeof x);
-  const int n = cg_mlp_crossovers(&report, x, 8);
+  const int n = cg_crossovers(&report, "mlp", x, 8);
   ck_assert_int_eq(n, 4); /* the OpenCL ones only, each once */
-  const cg_mlp_crossover *fast = find_x(x, n, "dev", "fast");
+  const cg_crossover *fast = find_x(x, n, "dev", "fast");
   ck_assert_int_eq(fast->loop_size, 1024);
   ck_assert_int_eq(fast->total_size, 4096);
-  const cg_mlp_crossover *slow = find_x(x, n, "dev", "slow");
+  const cg_crossover *slow = find_x(x, n, "dev", "slow");
   ck_assert_int_eq(slow->loop_size, 0);
   ck_assert_int_eq(slow->total_size, 0);
-  const cg_mlp_crossover *fickle = find_x(x, n, "dev", "fickle");
+  const cg_crossover *fickle = find_x(x, n, "dev", "fickle");
   ck_assert_int_eq(fickle->loop_size, 4096);
   ck_assert_int_eq(fickle->total_size, 4096);
-  const cg_mlp_crossover *failed = find_x(x, n, "dev", "failed");
+  const cg_crossover *failed = find_x(x, n, "dev", "failed");
   ck_assert_int_eq(failed->loop_size, 0);
   ck_assert_int_eq(failed->total_size, 0);
   /* At most max entries. */
-  ck_assert_int_eq(cg_mlp_crossovers(&report, x, 2), 2);
+  ck_assert_int_eq(cg_crossovers(&report, "mlp", x, 2), 2);
   cg_report_free(&report);
   /* An empty report has none. */
   cg_report_init(&report, 0, NULL);
-  ck_assert_int_eq(cg_mlp_crossovers(&report, x, 8), 0);
+  ck_assert_int_eq(cg_crossovers(&report, "mlp", x, 8), 0);
   cg_report_free(&report);
 }
 END_TEST
@@ -1108,9 +1447,16 @@ Suite *cg_mlp_suite(void) {
   tcase_add_loop_test(tc, test_backend_ops, 0, combo_count());
   suite_add_tcase(s, tc);
 
+  tc = tcase_create("fused_configs");
+  tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
+  tcase_add_loop_test(tc, test_fused_configs, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
+  suite_add_tcase(s, tc);
+
   tc = tcase_create("workload");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_workload_records, 0, device_count());
+  tcase_add_loop_test(tc, test_workload_kernel_config, 0, device_count());
   tcase_add_test(tc, test_workload_without_device);
   suite_add_tcase(s, tc);
 
