@@ -118,6 +118,15 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
                  "hidden behind compute",
             r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
   fputs("\n", out);
+  if (r->kernel.nparams > 0) {
+    fputs("    kernel parameters:", out);
+    for (int i = 0; i < r->kernel.nparams; ++i) {
+      const cg_kernel_param *k = &r->kernel.params[i];
+      fprintf(out, "%s %s=%d", i ? "," : "", k->name, k->value);
+      if (k->origin != CG_ORIGIN_DEFAULT) fprintf(out, " (%s)", cg_origin_name(k->origin));
+    }
+    fputs("\n", out);
+  }
   if (r->nsplit > 0) {
     double sum = 0;
     for (int i = 0; i < r->nsplit; ++i) sum += r->split[i].ms;
