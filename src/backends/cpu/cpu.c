@@ -127,102 +127,7 @@ static void cpu_mlp_release(void *state) {
   free(m);
 }
 
-/* ---- linear ---- */
-
-typedef struct cpu_linear {
-  cg_linear_setup setup;
-  cg_linear_tensors data;
-  float *w, *b, *xb, *logits;
-  int *batch_labels;
-  double epoch_loss;
-} cpu_linear;
-
-static void cpu_linear_release(void *state) {
-  cpu_linear *l = state;
-  if (!l) return;
-  free(l->w);
-  free(l->b);
-  free(l->xb);
-  free(l->logits);
-  free(l->batch_labels);
-  free(l);
-}
-
-static cg_rc cpu_linear_prepare(const cg_backend_env *env, const char *variant,
-                                const cg_linear_setup *setup, void **state,
-                                cg_compile_info *compile, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cpu_linear *l = calloc(1, sizeof *l);
-  CG_CHECK(l, CG_ERROR, "out of memory");
-  l->setup = *setup;
-  const cg_linear_shape s = setup->shape;
-  const size_t rows = (size_t)(s.batch < s.samples ? s.batch : s.samples);
-  l->w = malloc((size_t)s.classes * s.features * sizeof(float));
-  l->b = malloc((size_t)s.classes * sizeof(float));
-  l->xb = malloc(rows * s.features * sizeof(float));
-  l->logits = malloc(rows * s.classes * sizeof(float));
-  l->batch_labels = malloc(rows * sizeof(int));
-  CG_CHECK(l->w && l->b && l->xb && l->logits && l->batch_labels, CG_ERROR,
-           "out of host memory for the linear model");
-  compile->ms = NAN;
-  compile->kind = "none";
-  *state = l;
-  l = NULL;
-cleanup:
-  cpu_linear_release(l);
-  return rc;
-}
-
-static cg_rc cpu_linear_upload(void *state, const cg_linear_tensors *data, cg_error *err) {
-  cpu_linear *l = state;
-  const cg_linear_shape s = l->setup.shape;
-  l->data = *data;
-  memcpy(l->w, data->w, (size_t)s.classes * s.features * sizeof(float));
-  memcpy(l->b, data->b, (size_t)s.classes * sizeof(float));
-  return CG_OK;
-}
-
-static cg_rc cpu_linear_enqueue_epoch(void *state, const int *order, cg_device_span *span,
-                                      int *launches, cg_error *err) {
-  cpu_linear *l = state;
-  const cg_linear_shape s = l->setup.shape;
-  l->epoch_loss = 0;
-  for (int start = 0; start < s.samples; start += s.batch) {
-    const int n = s.samples - start < s.batch ? s.samples - start : s.batch;
-    l->epoch_loss += cg_ref_linear_step(&l->setup, l->data.x, l->data.labels, order + start, n,
-                                        l->w, l->b, l->xb, l->logits, l->batch_labels);
-  }
-  *launches = -1;
-  return CG_OK;
-}
-
-static cg_rc cpu_linear_read_epoch_loss(void *state, double *loss, cg_error *err) {
-  *loss = ((cpu_linear *)state)->epoch_loss;
-  return CG_OK;
-}
-
-static cg_rc cpu_linear_download(void *state, cg_linear_tensors *out, cg_error *err) {
-  cpu_linear *l = state;
-  const cg_linear_shape s = l->setup.shape;
-  memcpy(out->w, l->w, (size_t)s.classes * s.features * sizeof(float));
-  memcpy(out->b, l->b, (size_t)s.classes * sizeof(float));
-  return CG_OK;
-}
-
 static const char *const cpu_variants[] = {"openblas", NULL};
-static const cg_transfer cpu_transfers[] = {CG_TRANSFER_HOST};
-static const cg_linear_ops cpu_linear_ops = {
-    .variants = cpu_variants,
-    .transfers = cpu_transfers,
-    .prepare = cpu_linear_prepare,
-    .upload = cpu_linear_upload,
-    .enqueue_epoch = cpu_linear_enqueue_epoch,
-    .finish = cpu_matmul_finish,
-    .read_epoch_loss = cpu_linear_read_epoch_loss,
-    .epoch_times = NULL,
-    .download = cpu_linear_download,
-    .release = cpu_linear_release,
-};
 static const cg_mlp_ops cpu_mlp_ops = {
     .variants = cpu_variants,
     .prepare = cpu_mlp_prepare,
@@ -246,5 +151,4 @@ const cg_backend cg_backend_cpu = {
     .uses_opencl = false,
     .matmul = &cpu_matmul_ops,
     .mlp = &cpu_mlp_ops,
-    .linear = &cpu_linear_ops,
 };
