@@ -381,7 +381,7 @@ static void expect_linear_record(const cg_record *r, const cg_job *job, const cg
 
 START_TEST(test_workload_records) {
   const combo c = combo_at(_i, true);
-  const cg_impl *impl = linear_impl(c.backend);
+  const cg_impl *impl = c.impl;
   cg_device_list list = {0};
   const cg_device_info *info = NULL;
   char name[400];
@@ -666,7 +666,7 @@ enum { OVERRIDE_GROUP = 3 };
 
 START_TEST(test_transfers_agree) {
   const combo c = combo_at(_i, false);
-  const cg_impl *impl = linear_impl(c.backend);
+  const cg_impl *impl = c.impl;
   cg_device_list list;
   void *dev = NULL;
   const char *no_time = NULL;
@@ -792,7 +792,7 @@ END_TEST
 /* A GROUP override of 0 is refused; one larger than the epoch runs with the epoch's batches. */
 START_TEST(test_group_override_limits) {
   const combo c = combo_at(_i, false);
-  const cg_impl *impl = linear_impl(c.backend);
+  const cg_impl *impl = c.impl;
   if (!cg_impl_has_mode(impl, "pinned")) return;
   cg_device_list list;
   void *dev = NULL;
