@@ -13,7 +13,6 @@ extern const cg_impl cg_cpu_matmul, cg_clblast_matmul, cg_cl_matmul;
 /* TRANSITION: weak until every workload is on the engine; the registry skips missing ones. */
 extern const cg_impl cg_cpu_mlp __attribute__((weak)), cg_clblast_mlp __attribute__((weak)),
     cg_cl_mlp __attribute__((weak));
-extern const cg_impl cg_cpu_linear __attribute__((weak)), cg_clblast_linear __attribute__((weak)),
-    cg_cl_linear __attribute__((weak));
+extern const cg_impl cg_cpu_linear, cg_clblast_linear, cg_cl_linear;
 
 #endif

@@ -10,7 +10,6 @@
 
 /* TRANSITION: weak until every workload is on the engine. */
 extern const struct cg_workload cg_workload_mlp __attribute__((weak));
-extern const struct cg_workload cg_workload_linear __attribute__((weak));
 
 const cg_workload *const *cg_workload_all(void) {
   static const cg_workload *all[8];
