@@ -1,5 +1,6 @@
-/* clgauge: the command-line front end. Parses options, selects the device, runs workloads,
- * prints the report and writes results files. The only place that prints for people or exits. */
+/* clgauge: the command-line front end. Its commands, options and --help come from the workload
+ * descriptors; it selects the device, runs the jobs through the engine, prints the report and
+ * writes results files. The only place that prints for people or exits. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,15 +9,13 @@
 
 #include "cli.h"
 #include "clgauge/backend.h"
-#include "clgauge/device.h"
-#include "clgauge/files.h"
-#include "clgauge/matmul.h"
-#include "clgauge/mlp.h"
-#include "clgauge/linear.h"
-#include "clgauge/report.h"
 #include "clgauge/clock.h"
-#include "clgauge/events.h"
-#include "clgauge/stats.h"
+#include "clgauge/device.h"
+#include "clgauge/engine.h"
+#include "clgauge/files.h"
+#include "clgauge/program.h"
+#include "clgauge/report.h"
+#include "clgauge/workload.h"
 
 enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
 
@@ -32,6 +31,7 @@ typedef struct common_opts {
   char **variants;
   uint64_t seed;
   bool quiet;
+  cg_kernel_overrides overrides;
 } common_opts;
 
 static const char common_help[] =
@@ -45,6 +45,9 @@ static const char common_help[] =
     "                     on later runs: the compile phase then shows the cached cost\n"
     "  --cold-compile     switch off the drivers' own kernel caches (NVIDIA, PoCL, Mesa) so that\n"
     "                     the compile phase shows a cold build\n"
+    "  --kernel-param LIST  set kernel parameters of the hand-written kernels, as NAME=VALUE,...\n"
+    "                     (matmul: TS; mlp fused: TX, TY, R, KC, TPG, THREE, DZ1A; see the\n"
+    "                     records' kernel configuration for what each kernel takes)\n"
     "  --seed N           seed of the input generator (default 42)\n"
     "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
     "  --csv FILE         write the results as CSV\n"
@@ -84,6 +87,13 @@ static int parse_common(int argc, char **argv, int *i, common_opts *o) {
     cli_list_free(o->variants);
     o->variants = NULL;
     if (bad || !cli_list("--variant", v, 16, &o->variants)) return -1;
+  } else if (cli_option(argc, argv, i, "--kernel-param", &v, &bad)) {
+    cg_error err = {0};
+    if (bad) return -1;
+    if (cg_kernel_overrides_parse(&o->overrides, v, &err) != CG_OK) {
+      cli_error("%s", err.msg);
+      return -1;
+    }
   } else if (cli_option(argc, argv, i, "--seed", &v, &bad)) {
     if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
   } else if (cli_flag(argv[*i], "--quiet")) {
@@ -234,7 +244,7 @@ static void print_progress(void *ctx, int index, int total, const cg_record *rec
   if (rec->nruns == 0) {
     started = last = now;
     fprintf(stderr, "[%d/%d] %s %s/%s%s%s on %s\n", index + 1, total, rec->workload, rec->backend,
-            rec->variant, rec->transfer[0] ? "/" : "", rec->transfer,
+            rec->variant, rec->mode[0] ? "/" : "", rec->mode,
             rec->device[0] ? rec->device : "no device");
   } else if (now - last > 5000000000u && rec->nruns < rec->planned_runs) {
     last = now;
@@ -278,90 +288,226 @@ static int finish_session(session *s, const common_opts *o) {
   return status;
 }
 
-/* ---- clgauge matmul ---- */
+/* ---- the workload commands, from the descriptors ---- */
 
-static void matmul_help(void) {
-  printf("usage: clgauge matmul [options]\n\n"
-         "C = A*B in fp32 on every backend, phase by phase: init (context), compile, upload,\n"
-         "first run (run 0), steady runs, download, and the error against OpenBLAS. Defaults\n"
-         "reproduce the TensorFlow eager report: n=1000, 10 products per run, 10 runs.\n\n"
-         "  --n N              square size: m = n = k = N (default 1000)\n"
-         "  --m M, --k K       rectangular sizes: A is MxK, B is KxN (set after --n)\n"
-         "  --loops L          products per run (default 10)\n"
-         "  --runs R           timed runs; run 0 is 'first', runs 1.. are 'steady' (default 10)\n"
-         "  --warmup W         untimed runs between run 0 and the steady runs (default 0)\n"
-         "%s\n%s",
-         common_help, exit_help);
+/* "  --name ARG" then the help, its continuation lines indented under it. */
+static void print_option(const char *name, const char *help, const char *suffix) {
+  printf("  %-18s ", name);
+  if ((int)strlen(name) > 18) printf("\n%21s", "");
+  for (const char *p = help; *p; ++p) {
+    putchar(*p);
+    if (*p == '\n' && p[1]) printf("%21s", "");
+  }
+  printf("%s\n", suffix);
 }
 
-/* Parse the matmul options into cfg; returns -1 on a bad option, 1 for --help, 0 otherwise. */
-static int parse_matmul(int argc, char **argv, cg_matmul_config *cfg, common_opts *o) {
-  const cli_int_opt ints[] = {{"--m", &cfg->m, 1, CG_MATMUL_MAX_DIM},
-                              {"--k", &cfg->k, 1, CG_MATMUL_MAX_DIM},
-                              {"--loops", &cfg->loops, 1, 1000000},
-                              {"--runs", &cfg->runs, 1, 1000000},
-                              {"--warmup", &cfg->warmup, 0, 1000000}};
-  for (int i = 1; i < argc; ++i) {
+static void workload_help(const cg_workload *w) {
+  printf("usage: clgauge %s [options]\n\n%s\n", w->name, w->help);
+  for (int i = 0; i < w->nparams; ++i) {
+    const cg_param_desc *d = &w->params[i];
+    char opt[64], name[96], dflt[64] = "";
+    cg_param_option(d, opt, sizeof opt);
+    if (d->kind == CG_PARAM_FLAG) {
+      snprintf(name, sizeof name, "%s", opt);
+    } else {
+      snprintf(name, sizeof name, "%s %s", opt, d->metavar);
+      snprintf(dflt, sizeof dflt, " (default %g)", d->dflt);
+    }
+    print_option(name, d->help, dflt);
+  }
+  if (w->presets) {
+    char help[512] = "", name[64];
+    for (int i = 0; w->presets[i].name; ++i)
+      snprintf(help + strlen(help), sizeof help - strlen(help), "%s%s: %s",
+               i ? (w->presets[i + 1].name ? "; " : "; or ") : "", w->presets[i].name,
+               w->presets[i].summary);
+    snprintf(name, sizeof name, "--preset NAME");
+    print_option(name, help, "");
+  }
+  if (w->modes) {
+    char name[64];
+    snprintf(name, sizeof name, "--%s %s", w->modes->option, w->modes->metavar);
+    print_option(name, w->modes->help, "");
+  }
+  if (w->sweep) {
+    char name[64];
+    snprintf(name, sizeof name, "--%s LIST", w->sweep->option);
+    print_option(name, w->sweep->help, "");
+  }
+  printf("%s\n%s", common_help, exit_help);
+}
+
+enum { MAX_SWEEP = 32 };
+
+/* A workload command's options: the base job and the sweep sizes, if any. */
+typedef struct workload_opts {
+  cg_job job;
+  int sweep[MAX_SWEEP];
+  int nsweep;
+} workload_opts;
+
+/* 1: argv[*i] was one of the workload's own options, 0: it was not, -1: bad. */
+static int parse_workload_option(int argc, char **argv, int *i, workload_opts *wo) {
+  const cg_workload *w = wo->job.workload;
+  const char *v = NULL;
+  bool bad = false;
+  cg_error err = {0};
+  for (int k = 0; k < w->nparams; ++k) {
+    const cg_param_desc *d = &w->params[k];
+    char opt[64];
+    cg_param_option(d, opt, sizeof opt);
+    double value = 1;
+    if (d->kind == CG_PARAM_FLAG) {
+      if (!cli_flag(argv[*i], opt)) continue;
+    } else {
+      if (!cli_option(argc, argv, i, opt, &v, &bad)) continue;
+      if (bad) return -1;
+      int whole = 0;
+      if (d->kind == CG_PARAM_INT) {
+        if (!cli_int(opt, v, (long long)d->min, (long long)d->max, &whole)) return -1;
+        value = whole;
+      } else if (!cli_double(opt, v, d->min, d->max, &value)) {
+        return -1;
+      }
+    }
+    if (cg_params_set(&wo->job.params, d->name, value, &err) != CG_OK) {
+      cli_error("%s", err.msg);
+      return -1;
+    }
+    return 1;
+  }
+  char opt[64];
+  if (w->modes) {
+    snprintf(opt, sizeof opt, "--%s", w->modes->option);
+    if (cli_option(argc, argv, i, opt, &v, &bad)) {
+      if (bad) return -1;
+      if (cg_job_select_modes(&wo->job, v, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+      }
+      return 1;
+    }
+  }
+  if (w->presets && cli_option(argc, argv, i, "--preset", &v, &bad))
+    return bad ? -1 : 1; /* applied before the other options */
+  if (w->sweep) {
+    snprintf(opt, sizeof opt, "--%s", w->sweep->option);
+    if (cli_option(argc, argv, i, opt, &v, &bad)) {
+      char **list = NULL;
+      const cg_param_desc *d = &w->params[cg_params_index(&wo->job.params, w->sweep->params[0])];
+      if (bad || !cli_list(opt, v, MAX_SWEEP, &list)) return -1;
+      wo->nsweep = 0;
+      bool ok = true;
+      for (int k = 0; list[k] && ok; ++k)
+        ok = cli_int(opt, list[k], (long long)d->min, (long long)d->max, &wo->sweep[wo->nsweep++]);
+      cli_list_free(list);
+      return ok ? 1 : -1;
+    }
+  }
+  return 0;
+}
+
+/* Parse a workload command into wo and o; returns -1 on a bad option, 1 for --help, 0 otherwise.
+ * --preset applies first wherever it stands, so that explicit sizes override it. */
+static int parse_workload(int argc, char **argv, workload_opts *wo, common_opts *o) {
+  const cg_workload *w = wo->job.workload;
+  for (int i = 1; i < argc && w->presets; ++i) {
     const char *v = NULL;
     bool bad = false;
+    if (cli_option(argc, argv, &i, "--preset", &v, &bad)) {
+      cg_error err = {0};
+      if (bad) return -1;
+      if (cg_job_preset(&wo->job, v, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+      }
+    }
+  }
+  /* a preset sets sizes, but they are still the preset's, not given on the command line */
+  memset(wo->job.params.given, 0, sizeof wo->job.params.given);
+  for (int i = 1; i < argc; ++i) {
     int c = parse_common(argc, argv, &i, o);
-    if (c == 0) c = cli_int_options(argc, argv, &i, ints, sizeof ints / sizeof ints[0]);
+    if (c == 0) c = parse_workload_option(argc, argv, &i, wo);
     if (c < 0) return -1;
     if (c > 0) continue;
     if (cli_flag(argv[i], "--help")) return 1;
-    if (cli_option(argc, argv, &i, "--n", &v, &bad)) {
-      if (bad || !cli_int("--n", v, 1, CG_MATMUL_MAX_DIM, &cfg->n)) return -1;
-      cfg->m = cfg->k = cfg->n;
-      continue;
-    }
-    cli_error("unknown option '%s' (see 'clgauge matmul --help')", argv[i]);
+    cli_error("unknown option '%s' (see 'clgauge %s --help')", argv[i], w->name);
     return -1;
   }
   return 0;
 }
 
-/* What the front end needs of a workload to run it. */
-typedef struct workload_fns {
-  cg_rc (*validate)(const void *cfg, const cg_device_info *device, cg_error *err);
-  cg_rc (*run)(const void *cfg, const cg_device_info *device, cg_report *report,
-               cg_progress_fn progress, void *ctx, cg_error *err);
-} workload_fns;
+/* The old spelling of the fused mlp's overrides, CLGAUGE_MLP_FUSED="tx=8,r=4", read here (never
+ * inside the library) as --kernel-param with the names in upper case. */
+static int legacy_overrides(common_opts *o) {
+  const char *spec = getenv("CLGAUGE_MLP_FUSED");
+  if (!spec || !*spec) return 0;
+  char upper[256];
+  snprintf(upper, sizeof upper, "%s", spec);
+  for (char *c = upper; *c && *c != '\0'; ++c)
+    if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+  cg_error err = {0};
+  if (cg_kernel_overrides_parse(&o->overrides, upper, &err) != CG_OK) {
+    cli_error("CLGAUGE_MLP_FUSED: %s", err.msg);
+    return EXIT_USAGE;
+  }
+  return 0;
+}
 
-static cg_rc matmul_validate(const void *cfg, const cg_device_info *device, cg_error *err) {
-  return cg_matmul_validate(cfg, device, err);
+/* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */
+static int check_overrides(const common_opts *o, const cg_job *jobs, int njobs) {
+  for (int k = 0; k < o->overrides.count; ++k) {
+    const char *name = o->overrides.items[k].name;
+    bool taken = false;
+    for (const cg_impl *const *i = cg_impl_all(); *i && !taken; ++i) {
+      bool listed = false;
+      for (int j = 0; j < njobs; ++j) listed |= strcmp((*i)->workload, jobs[j].workload->name) == 0;
+      taken = listed && cg_backend_selected((const char *const *)o->backends, (*i)->backend) &&
+              cg_variant_index((*i)->kernel_params, name) >= 0;
+    }
+    if (!taken) {
+      cli_error("--kernel-param %s: no selected kernel takes a parameter '%s'", name, name);
+      return EXIT_USAGE;
+    }
+  }
+  return 0;
 }
-static cg_rc matmul_run(const void *cfg, const cg_device_info *device, cg_report *report,
-                        cg_progress_fn progress, void *ctx, cg_error *err) {
-  return cg_matmul_run(cfg, device, report, progress, ctx, err);
-}
-static cg_rc mlp_validate(const void *cfg, const cg_device_info *device, cg_error *err) {
-  return cg_mlp_validate(cfg, device, err);
-}
-static cg_rc mlp_run(const void *cfg, const cg_device_info *device, cg_report *report,
-                     cg_progress_fn progress, void *ctx, cg_error *err) {
-  return cg_mlp_run(cfg, device, report, progress, ctx, err);
-}
-static const workload_fns matmul_fns = {matmul_validate, matmul_run};
-static cg_rc linear_validate(const void *cfg, const cg_device_info *device, cg_error *err) {
-  return cg_linear_validate(cfg, device, err);
-}
-static cg_rc linear_run(const void *cfg, const cg_device_info *device, cg_report *report,
-                        cg_progress_fn progress, void *ctx, cg_error *err) {
-  return cg_linear_run(cfg, device, report, progress, ctx, err);
-}
-static const workload_fns mlp_fns = {mlp_validate, mlp_run};
-static const workload_fns linear_fns = {linear_validate, linear_run};
 
-static void print_crossovers(const cg_report *report);
+static void print_crossovers(const cg_report *report, const cg_workload *w) {
+  cg_crossover x[16];
+  const int n = cg_crossovers(report, w->name, x, 16);
+  if (n == 0) return;
+  printf("\ncrossover (%s): the size from which each OpenCL backend beats cpu\n",
+         w->sweep->option);
+  for (int i = 0; i < n; ++i) {
+    char loop[32] = "never", total[32] = "never";
+    if (x[i].loop_size) snprintf(loop, sizeof loop, "%g", x[i].loop_size);
+    if (x[i].total_size) snprintf(total, sizeof total, "%g", x[i].total_size);
+    printf("  %s/%s%s%s: counting the loop alone from %s; counting init, compile and upload too "
+           "from %s\n",
+           x[i].backend, x[i].variant, x[i].mode[0] ? "/" : "", x[i].mode, loop, total);
+  }
+}
 
 /* Validate every job first (nothing runs on bad input), then run them all into one report. */
-static int run_jobs(const workload_fns *const *fns, const void *const *cfgs, int njobs,
-                    common_opts *o, int argc, char **argv) {
+static int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
   int status = open_session(&s, o, argc, argv);
+  const char *scope[16];
+  int nscope = 0;
+  for (int j = 0; j < njobs && nscope < 15; ++j) {
+    bool seen = false;
+    for (int k = 0; k < nscope; ++k) seen |= strcmp(scope[k], jobs[j].workload->name) == 0;
+    if (!seen) scope[nscope++] = jobs[j].workload->name;
+  }
+  scope[nscope] = NULL;
+  const cg_selection sel = {(const char *const *)o->backends, (const char *const *)o->variants,
+                            o->seed, o->kernel_dir, o->binary_cache, &o->overrides, scope};
   cg_error err = {0};
+  if (status == 0) status = legacy_overrides(o);
+  if (status == 0) status = check_overrides(o, jobs, njobs);
   for (int j = 0; j < njobs && status == 0; ++j)
-    if (fns[j]->validate(cfgs[j], s.device, &err) != CG_OK) {
+    if (cg_engine_validate(&jobs[j], &sel, s.device, &err) != CG_OK) {
       cli_error("%s", err.msg);
       status = EXIT_USAGE;
     }
@@ -370,244 +516,43 @@ static int run_jobs(const workload_fns *const *fns, const void *const *cfgs, int
     print_header(&s);
     fflush(stdout);
     for (int j = 0; j < njobs && status == 0; ++j)
-      if (fns[j]->run(cfgs[j], s.device, &s.report, print_progress, o, &err) != CG_OK) {
+      if (cg_engine_run(&jobs[j], &sel, s.device, &s.report, print_progress, o, &err) != CG_OK) {
         cli_error("%s", err.msg);
         status = EXIT_FAILURE;
       }
     if (status == 0) {
       status = finish_session(&s, o);
-      print_crossovers(&s.report);
+      if (njobs > 1 && jobs[0].group[0]) print_crossovers(&s.report, jobs[0].workload);
     }
   }
   close_session(&s);
   return status;
 }
 
-/* The options every workload config shares. */
-#define APPLY_COMMON(cfg, o)                                                                       \
-  do {                                                                                             \
-    (cfg)->backends = (const char *const *)(o)->backends;                                          \
-    (cfg)->variants = (const char *const *)(o)->variants;                                          \
-    (cfg)->programs.kernel_dir = (o)->kernel_dir;                                                  \
-    (cfg)->programs.binary_cache = (o)->binary_cache;                                              \
-    (cfg)->seed = (o)->seed;                                                                       \
-  } while (0)
-
-static int cmd_matmul(int argc, char **argv) {
-  cli_set_command("clgauge matmul");
-  cg_matmul_config cfg;
-  cg_matmul_defaults(&cfg);
-  common_opts o = {.seed = cfg.seed};
-  int p = parse_matmul(argc, argv, &cfg, &o);
+static int cmd_workload(const cg_workload *w, int argc, char **argv) {
+  char command[64];
+  snprintf(command, sizeof command, "clgauge %s", w->name);
+  cli_set_command(command);
+  workload_opts wo = {0};
+  cg_job_init(&wo.job, w);
+  common_opts o = {.seed = 42};
+  const int p = parse_workload(argc, argv, &wo, &o);
   int status = p < 0 ? EXIT_USAGE : 0;
-  if (p > 0) matmul_help();
+  if (p > 0) workload_help(w);
   if (p == 0) {
-    APPLY_COMMON(&cfg, &o);
-    const workload_fns *fns[] = {&matmul_fns};
-    const void *cfgs[] = {&cfg};
-    status = run_jobs(fns, cfgs, 1, &o, argc, argv);
-  }
-  free_common(&o);
-  return status;
-}
-
-/* ---- clgauge mlp ---- */
-
-static void mlp_help(void) {
-  printf("usage: clgauge mlp [options]\n\n"
-         "The small training loop of the PyTorch report: y = relu(relu(x w1) w2) w3, loss =\n"
-         "sum((y - t)^2), SGD on w1 and w2 (w3's gradient accumulates, w3 stays), the loss read\n"
-         "back every --print-every iterations. Each read-back closes one run: run 0 is 'first',\n"
-         "the others 'steady'. Every backend is verified against the host reference: the loss at\n"
-         "every printed iteration and the final w1, w2, w3 and w3's gradient.\n\n"
-         "  --preset NAME      seed (64 x 1024 x 128 x 8, the default) or big (64 x 5000 x 5000 x 8)\n"
-         "  --batch N, --din D, --hidden H, --dout O   sizes (they override the preset)\n"
-         "  --iters I          training iterations (default 10000)\n"
-         "  --lr LR            learning rate (default 1e-9)\n"
-         "  --update-w3        update w3 too, and zero its gradient after each update\n"
-         "  --print-every P    read the loss back every P iterations (default 1000)\n"
-         "  --sweep-hidden LIST  run at each size of LIST with din = hidden = size and report the\n"
-         "                     size from which each OpenCL backend beats cpu; in a sweep --iters\n"
-         "                     defaults to 1000 and --print-every to 100\n"
-         "%s\n%s",
-         common_help, exit_help);
-}
-
-enum { MAX_SWEEP = 32 };
-
-typedef struct mlp_opts {
-  cg_mlp_config cfg;
-  int sweep[MAX_SWEEP];
-  int nsweep;
-} mlp_opts;
-
-static int parse_mlp(int argc, char **argv, mlp_opts *m, common_opts *o) {
-  cg_mlp_config *cfg = &m->cfg;
-  int iters = 0, print_every = 0; /* 0: not given */
-  /* --preset first wherever it stands, so that explicit sizes override it */
-  for (int i = 1; i < argc; ++i) {
-    const char *v = NULL;
-    bool bad = false;
-    if (cli_option(argc, argv, &i, "--preset", &v, &bad)) {
+    cg_job jobs[MAX_SWEEP];
+    int njobs = 1;
+    jobs[0] = wo.job;
+    if (wo.nsweep > 0) {
       cg_error err = {0};
-      if (bad) return -1;
-      if (cg_mlp_preset(cfg, v, &err) != CG_OK) {
-        cli_error("%s", err.msg);
-        return -1;
-      }
+      njobs = wo.nsweep;
+      for (int j = 0; j < njobs && status == 0; ++j)
+        if (cg_job_sweep_point(&wo.job, wo.sweep[j], &jobs[j], &err) != CG_OK) {
+          cli_error("%s", err.msg);
+          status = EXIT_USAGE;
+        }
     }
-  }
-  const cli_int_opt ints[] = {{"--batch", &cfg->shape.batch, 1, CG_MLP_MAX_DIM},
-                              {"--din", &cfg->shape.din, 1, CG_MLP_MAX_DIM},
-                              {"--hidden", &cfg->shape.hidden, 1, CG_MLP_MAX_DIM},
-                              {"--dout", &cfg->shape.dout, 1, CG_MLP_MAX_DIM},
-                              {"--iters", &iters, 1, 100000000},
-                              {"--print-every", &print_every, 1, 100000000}};
-  for (int i = 1; i < argc; ++i) {
-    const char *v = NULL;
-    bool bad = false;
-    int c = parse_common(argc, argv, &i, o);
-    if (c == 0) c = cli_int_options(argc, argv, &i, ints, sizeof ints / sizeof ints[0]);
-    if (c < 0) return -1;
-    if (c > 0) continue;
-    if (cli_flag(argv[i], "--help")) return 1;
-    if (cli_flag(argv[i], "--update-w3")) {
-      cfg->update_w3 = true;
-    } else if (cli_option(argc, argv, &i, "--preset", &v, &bad)) {
-      if (bad) return -1; /* applied above */
-    } else if (cli_option(argc, argv, &i, "--lr", &v, &bad)) {
-      if (bad || !cli_double("--lr", v, 0, 1e6, &cfg->lr)) return -1;
-    } else if (cli_option(argc, argv, &i, "--sweep-hidden", &v, &bad)) {
-      char **list = NULL;
-      if (bad || !cli_list("--sweep-hidden", v, MAX_SWEEP, &list)) return -1;
-      m->nsweep = 0;
-      bool ok = true;
-      for (int k = 0; list[k] && ok; ++k)
-        ok = cli_int("--sweep-hidden", list[k], 1, CG_MLP_MAX_DIM, &m->sweep[m->nsweep++]);
-      cli_list_free(list);
-      if (!ok) return -1;
-    } else {
-      cli_error("unknown option '%s' (see 'clgauge mlp --help')", argv[i]);
-      return -1;
-    }
-  }
-  const bool sweep = m->nsweep > 0;
-  cfg->iters = iters ? iters : sweep ? 1000 : cfg->iters;
-  cfg->print_every = print_every ? print_every : sweep ? 100 : cfg->print_every;
-  return 0;
-}
-
-static void print_crossovers(const cg_report *report) {
-  cg_mlp_crossover x[16];
-  int n = cg_mlp_crossovers(report, x, 16);
-  int sizes = 0;
-  for (int i = 0; i < report->count; ++i)
-    sizes += strcmp(report->records[i].workload, "mlp") == 0 && report->records[i].host_backend;
-  if (n == 0 || sizes < 2) return;
-  printf("\ncrossover (din = hidden): the size from which each OpenCL backend beats cpu\n");
-  for (int i = 0; i < n; ++i) {
-    char loop[32] = "never", total[32] = "never";
-    if (x[i].loop_size) snprintf(loop, sizeof loop, "%d", x[i].loop_size);
-    if (x[i].total_size) snprintf(total, sizeof total, "%d", x[i].total_size);
-    printf("  %s/%s: counting the loop alone from %s; counting init, compile and upload too "
-           "from %s\n",
-           x[i].backend, x[i].variant, loop, total);
-  }
-}
-
-static int cmd_mlp(int argc, char **argv) {
-  cli_set_command("clgauge mlp");
-  mlp_opts m = {0};
-  cg_mlp_defaults(&m.cfg);
-  common_opts o = {.seed = m.cfg.seed};
-  int p = parse_mlp(argc, argv, &m, &o);
-  int status = p < 0 ? EXIT_USAGE : 0;
-  if (p > 0) mlp_help();
-  if (p == 0) {
-    APPLY_COMMON(&m.cfg, &o);
-    const int njobs = m.nsweep > 0 ? m.nsweep : 1;
-    cg_mlp_config cfgs[MAX_SWEEP];
-    const workload_fns *fns[MAX_SWEEP];
-    const void *ptrs[MAX_SWEEP];
-    for (int j = 0; j < njobs; ++j) {
-      cfgs[j] = m.cfg;
-      if (m.nsweep > 0) cfgs[j].shape.din = cfgs[j].shape.hidden = m.sweep[j];
-      fns[j] = &mlp_fns;
-      ptrs[j] = &cfgs[j];
-    }
-    status = run_jobs(fns, ptrs, njobs, &o, argc, argv);
-  }
-  free_common(&o);
-  return status;
-}
-
-/* ---- clgauge linear ---- */
-
-static void linear_help(void) {
-  printf("usage: clgauge linear [options]\n\n"
-         "Per-batch training of a linear classifier (softmax cross-entropy, SGD), as in the\n"
-         "PyTorch DataLoader report, with the epoch order reshuffled each epoch (the same for\n"
-         "every backend) and the epoch's summed loss read back each epoch. Each epoch is one\n"
-         "run: epoch 0 is 'first', the others 'steady'. Verified against the host reference:\n"
-         "every epoch's loss and the final weights and bias.\n\n"
-         "  --samples S        dataset rows (default 10000)\n"
-         "  --features F       features per row (default 1000)\n"
-         "  --classes C        classes (default 10)\n"
-         "  --batch B          batch size; the last batch holds the remainder (default 32)\n"
-         "  --epochs E         epochs (default 10)\n"
-         "  --lr LR            learning rate (default 0.01)\n"
-         "  --transfer MODE    pageable (default): each batch gathered on the host and written\n"
-         "                     from ordinary memory; pinned: pinned staging buffers, double-\n"
-         "                     buffered, uploads overlapping compute; resident: the dataset\n"
-         "                     uploaded once, batches gathered on the device; all: each of them\n"
-         "%s\n%s",
-         common_help, exit_help);
-}
-
-static int parse_linear(int argc, char **argv, cg_linear_config *cfg, common_opts *o) {
-  const cli_int_opt ints[] = {{"--samples", &cfg->shape.samples, 1, CG_LINEAR_MAX_DIM},
-                              {"--features", &cfg->shape.features, 1, CG_LINEAR_MAX_DIM},
-                              {"--classes", &cfg->shape.classes, 1, 1 << 16},
-                              {"--batch", &cfg->shape.batch, 1, CG_LINEAR_MAX_DIM},
-                              {"--epochs", &cfg->epochs, 1, 1000000}};
-  for (int i = 1; i < argc; ++i) {
-    const char *v = NULL;
-    bool bad = false;
-    int c = parse_common(argc, argv, &i, o);
-    if (c == 0) c = cli_int_options(argc, argv, &i, ints, sizeof ints / sizeof ints[0]);
-    if (c < 0) return -1;
-    if (c > 0) continue;
-    if (cli_flag(argv[i], "--help")) return 1;
-    if (cli_option(argc, argv, &i, "--lr", &v, &bad)) {
-      if (bad || !cli_double("--lr", v, 0, 1e6, &cfg->lr)) return -1;
-    } else if (cli_option(argc, argv, &i, "--transfer", &v, &bad)) {
-      cg_error err = {0};
-      if (bad) return -1;
-      if (cg_linear_parse_transfer(cfg, v, &err) != CG_OK) {
-        cli_error("%s", err.msg);
-        return -1;
-      }
-    } else {
-      cli_error("unknown option '%s' (see 'clgauge linear --help')", argv[i]);
-      return -1;
-    }
-  }
-  return 0;
-}
-
-static int cmd_linear(int argc, char **argv) {
-  cli_set_command("clgauge linear");
-  cg_linear_config cfg;
-  cg_linear_defaults(&cfg);
-  common_opts o = {.seed = cfg.seed};
-  int p = parse_linear(argc, argv, &cfg, &o);
-  int status = p < 0 ? EXIT_USAGE : 0;
-  if (p > 0) linear_help();
-  if (p == 0) {
-    APPLY_COMMON(&cfg, &o);
-    const workload_fns *fns[] = {&linear_fns};
-    const void *cfgs[] = {&cfg};
-    status = run_jobs(fns, cfgs, 1, &o, argc, argv);
+    if (status == 0) status = run_jobs(jobs, njobs, &o, argc, argv);
   }
   free_common(&o);
   return status;
@@ -617,21 +562,17 @@ static int cmd_linear(int argc, char **argv) {
 
 static int cmd_suite(int argc, char **argv) {
   cli_set_command("clgauge suite");
-  cg_matmul_config mm;
-  cg_matmul_defaults(&mm);
-  cg_mlp_config mlp;
-  cg_mlp_defaults(&mlp);
-  cg_linear_config lin;
-  cg_linear_defaults(&lin);
-  common_opts o = {.seed = mm.seed};
+  common_opts o = {.seed = 42};
   int status = 0;
   for (int i = 1; i < argc && status == 0; ++i) {
-    int c = parse_common(argc, argv, &i, &o);
+    const int c = parse_common(argc, argv, &i, &o);
     if (c > 0) continue;
     if (c == 0 && cli_flag(argv[i], "--help")) {
       printf("usage: clgauge suite [options]\n\n"
-             "The default suite: every workload with its defaults (matmul, mlp, linear) on every\n"
-             "backend.\n\n%s\n%s",
+             "The default suite: every workload with its defaults (");
+      for (const cg_workload *const *w = cg_workload_all(); *w; ++w)
+        printf("%s%s", w == cg_workload_all() ? "" : ", ", (*w)->name);
+      printf(") on every\nbackend. A variant is accepted when any workload has it.\n\n%s\n%s",
              common_help, exit_help);
       free_common(&o);
       return 0;
@@ -640,12 +581,11 @@ static int cmd_suite(int argc, char **argv) {
     status = EXIT_USAGE;
   }
   if (status == 0) {
-    APPLY_COMMON(&mm, &o);
-    APPLY_COMMON(&mlp, &o);
-    APPLY_COMMON(&lin, &o);
-    const workload_fns *fns[] = {&matmul_fns, &mlp_fns, &linear_fns};
-    const void *cfgs[] = {&mm, &mlp, &lin};
-    status = run_jobs(fns, cfgs, 3, &o, argc, argv);
+    cg_job jobs[16];
+    int njobs = 0;
+    for (const cg_workload *const *w = cg_workload_all(); *w && njobs < 16; ++w)
+      cg_job_init(&jobs[njobs++], *w);
+    status = run_jobs(jobs, njobs, &o, argc, argv);
   }
   free_common(&o);
   return status;
@@ -658,12 +598,12 @@ static void main_help(void) {
          "and splits every run into phases: context, compile, upload, first run, steady runs,\n"
          "download, verification.\n\n"
          "commands:\n"
-         "  list      every OpenCL platform and device, with the indexes --device takes\n"
-         "  matmul    C = A*B (default n=1000, 10 products per run, 10 runs)\n"
-         "  mlp       the small training loop (default 64x1024x128x8, 10000 iterations)\n"
-         "  linear    per-batch training of a linear classifier, with transfer strategies\n"
-         "  suite     the default suite: every workload with its defaults\n\n"
-         "'clgauge COMMAND --help' describes each. --version prints the version.\n");
+         "  %-9s every OpenCL platform and device, with the indexes --device takes\n", "list");
+  for (const cg_workload *const *w = cg_workload_all(); *w; ++w)
+    printf("  %-9s %s\n", (*w)->name, (*w)->summary);
+  printf("  %-9s the default suite: every workload with its defaults\n\n"
+         "'clgauge COMMAND --help' describes each. --version prints the version.\n",
+         "suite");
 }
 
 int main(int argc, char **argv) {
@@ -681,10 +621,12 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
-  if (strcmp(cmd, "matmul") == 0) return cmd_matmul(argc - 1, argv + 1);
-  if (strcmp(cmd, "mlp") == 0) return cmd_mlp(argc - 1, argv + 1);
-  if (strcmp(cmd, "linear") == 0) return cmd_linear(argc - 1, argv + 1);
   if (strcmp(cmd, "suite") == 0) return cmd_suite(argc - 1, argv + 1);
-  cli_error("unknown command '%s' (commands: list, matmul, mlp, linear, suite; see 'clgauge --help')", cmd);
+  const cg_workload *w = cg_workload_find(cmd);
+  if (w) return cmd_workload(w, argc - 1, argv + 1);
+  char names[256] = "list";
+  for (const cg_workload *const *k = cg_workload_all(); *k; ++k)
+    snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", (*k)->name);
+  cli_error("unknown command '%s' (commands: %s, suite; see 'clgauge --help')", cmd, names);
   return EXIT_USAGE;
 }

@@ -1,7 +1,7 @@
 /* Check suite of the linear workload: the host softmax cross-entropy against a float64 reference
  * (large logits included), the epoch orders, every backend, variant and transfer mode on every
- * device through the workload, equal results across transfer modes through the ops, and
- * validation of the configuration. */
+ * device through the engine, equal results across transfer modes through the implementations,
+ * the kernel configuration they report, and validation of the parameters and modes. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -10,30 +10,39 @@
 
 #include "clgauge/backend.h"
 #include "clgauge/device.h"
+#include "clgauge/engine.h"
+#include "clgauge/kernel_config.h"
 #include "clgauge/linear.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 #include "clgauge/report.h"
+#include "clgauge/workload.h"
 #include "test_util.h"
 
 /* ---- what each looped test runs: (device, backend, variant) ---- */
 
-static const char *const *linear_variants(const cg_backend *b) {
-  return b->linear ? b->linear->variants : NULL;
-}
-
 typedef cg_test_combo combo;
-static int combo_count(bool with_host) { return cg_test_combo_count(linear_variants, with_host); }
+static int combo_count(bool with_host) { return cg_test_combo_count("linear", with_host); }
 static combo combo_at(int index, bool with_host) {
-  return cg_test_combo_at(linear_variants, index, with_host);
+  return cg_test_combo_at("linear", index, with_host);
 }
 #define combo_name cg_test_combo_name
 
+static const cg_impl *linear_impl(const cg_backend *b) { return cg_impl_find(b, "linear"); }
 
-static int ntransfers(const cg_linear_ops *ops) {
+/* Modes an implementation lists (NULL-terminated). */
+static int nmodes(const cg_impl *impl) {
   int n = 0;
-  while (ops->transfers[n] != CG_TRANSFER_HOST) ++n;
+  while (impl->modes && impl->modes[n]) ++n;
   return n;
+}
+
+/* The workload's modes by name: pageable, pinned, resident. */
+static int mode_index(const char *name) {
+  const cg_mode_desc *m = cg_workload_linear.modes;
+  for (int i = 0; m->names[i]; ++i)
+    if (strcmp(m->names[i], name) == 0) return i;
+  return -1;
 }
 
 /* ---- softmax cross-entropy against float64 ---- */
@@ -229,7 +238,66 @@ START_TEST(test_orders) {
 }
 END_TEST
 
-/* ---- every backend, variant and transfer mode through the workload ---- */
+/* ---- kernel configuration ---- */
+
+static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *name) {
+  for (int i = 0; i < k->nparams; ++i)
+    if (strcmp(k->params[i].name, name) == 0) return &k->params[i];
+  return NULL;
+}
+
+/* What an implementation reports it ran: nothing on the host; on OpenCL the work-group size of
+ * every kernel it launches (a power of two, the default or a fallback to the device's limits),
+ * and in pinned mode the batches per upload (at most 8 by default, never more than the epoch's
+ * batches). `group` is the GROUP override given, or 0. */
+static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
+                                 const char *mode, int batches, int group, const char *name) {
+  if (!b->needs_device) {
+    ck_assert_msg(k->nparams == 0 && k->build_options[0] == '\0',
+                  "%s: a host backend with %d kernel parameters, options '%s'", name, k->nparams,
+                  k->build_options);
+    return;
+  }
+  const bool pinned = strcmp(mode, "pinned") == 0, resident = strcmp(mode, "resident") == 0;
+  const char *wanted[6];
+  int n = 0;
+  if (strcmp(b->name, "cl") == 0) {
+    wanted[n++] = "WG_FORWARD";
+  } else {
+    wanted[n++] = "WG_ROWS";
+    if (resident) wanted[n++] = "WG_GATHER";
+  }
+  wanted[n++] = "WG_UPDATE";
+  if (pinned) wanted[n++] = "GROUP";
+  ck_assert_msg(k->nparams == n, "%s, %s: %d kernel parameters, expected %d", name, mode,
+                k->nparams, n);
+  for (int i = 0; i < n; ++i) {
+    const cg_kernel_param *p = find_param(k, wanted[i]);
+    ck_assert_msg(p, "%s, %s: no %s in the kernel configuration", name, mode, wanted[i]);
+    ck_assert_msg(p->value >= 1, "%s, %s: %s = %d", name, mode, p->name, p->value);
+    if (strcmp(p->name, "GROUP") == 0) {
+      if (group > 0) {
+        ck_assert_msg(p->origin == CG_ORIGIN_OVERRIDE, "%s: GROUP origin %s", name,
+                      cg_origin_name(p->origin));
+        ck_assert_int_eq(p->value, group < batches ? group : batches);
+      } else {
+        ck_assert_msg(p->origin == CG_ORIGIN_DEFAULT || p->origin == CG_ORIGIN_FALLBACK,
+                      "%s: GROUP origin %s", name, cg_origin_name(p->origin));
+        ck_assert_msg(p->value <= 8 && p->value <= batches, "%s: GROUP %d for %d batches", name,
+                      p->value, batches);
+        /* a group of 8 is the default rule; fewer, a fallback to the epoch or one allocation */
+        ck_assert_int_eq(p->origin == CG_ORIGIN_FALLBACK, p->value < 8);
+      }
+    } else {
+      ck_assert_msg((p->value & (p->value - 1)) == 0, "%s, %s: %s = %d is not a power of two",
+                    name, mode, p->name, p->value);
+      ck_assert_msg(p->origin == CG_ORIGIN_DEFAULT || p->origin == CG_ORIGIN_FALLBACK,
+                    "%s, %s: %s origin %s", name, mode, p->name, cg_origin_name(p->origin));
+    }
+  }
+}
+
+/* ---- every backend, variant and transfer mode through the engine ---- */
 
 typedef struct run_case {
   int samples, features, classes, batch, epochs;
@@ -245,55 +313,75 @@ static const run_case run_cases[] = {
 };
 enum { NRUN_CASES = sizeof run_cases / sizeof run_cases[0] };
 
-static void case_config(cg_linear_config *cfg, const run_case *rc) {
-  cg_linear_defaults(cfg);
-  cfg->shape = (cg_linear_shape){rc->samples, rc->features, rc->classes, rc->batch};
-  cfg->epochs = rc->epochs;
-  cfg->lr = 0.05;
-  cfg->seed = cg_test_seed();
+static void set_param(cg_job *job, const char *name, double value) {
+  cg_error err = {0};
+  ck_assert_msg(cg_params_set(&job->params, name, value, &err) == CG_OK, "--%s %g: %s", name,
+                value, err.msg);
 }
 
-/* Every record of a linear report ok, verified, with a loss per epoch. */
-static void expect_linear_record(const cg_record *r, const cg_linear_config *cfg,
+/* The case as a job, and a selection of every backend with a fresh seed. */
+static void case_job(cg_job *job, cg_selection *sel, const run_case *rc) {
+  cg_job_init(job, &cg_workload_linear);
+  set_param(job, "samples", rc->samples);
+  set_param(job, "features", rc->features);
+  set_param(job, "classes", rc->classes);
+  set_param(job, "batch", rc->batch);
+  set_param(job, "epochs", rc->epochs);
+  set_param(job, "lr", 0.05);
+  *sel = (cg_selection){.seed = cg_test_seed()};
+}
+
+static int param_int(const cg_job *job, const char *name) {
+  return (int)cg_params_get(&job->params, name);
+}
+
+/* Every record of a linear report ok, verified, with a loss per epoch and its kernel config. */
+static void expect_linear_record(const cg_record *r, const cg_job *job, const cg_selection *sel,
                                  const cg_device_info *info, const char *name) {
-  const cg_linear_shape s = cfg->shape;
+  const int samples = param_int(job, "samples"), features = param_int(job, "features");
+  const int classes = param_int(job, "classes"), batch = param_int(job, "batch");
+  const int epochs = param_int(job, "epochs"), batches = (samples + batch - 1) / batch;
   ck_assert_msg(r->status == CG_STATUS_OK, "%s, %s transfer, %dx%dx%d batch %d: status %s: %s "
-                "(seed %llu)", name, r->transfer, s.samples, s.features, s.classes, s.batch,
-                cg_status_name(r->status), r->reason, (unsigned long long)cfg->seed);
+                "(seed %llu)", name, r->mode, samples, features, classes, batch,
+                cg_status_name(r->status), r->reason, (unsigned long long)sel->seed);
   ck_assert_str_eq(r->workload, "linear");
-  ck_assert_int_eq(r->nlosses, cfg->epochs);
+  ck_assert_int_eq(r->nlosses, epochs);
   ck_assert_int_eq(r->loss_every, 1);
   ck_assert_str_eq(r->loss_unit, "epoch");
   for (int e = 0; e < r->nlosses; ++e) {
     ck_assert_msg(isfinite(r->losses[e]) && r->losses[e] >= 0, "%s: epoch %d loss %g", name, e,
                   r->losses[e]);
-    if (s.classes == 1) ck_assert_msg(r->losses[e] == 0, "%s: one class, loss %g", name,
-                                      r->losses[e]);
+    if (classes == 1) ck_assert_msg(r->losses[e] == 0, "%s: one class, loss %g", name,
+                                    r->losses[e]);
   }
-  ck_assert_int_eq(r->nruns, cfg->epochs);
-  ck_assert_int_eq(r->iters_per_run, (s.samples + s.batch - 1) / s.batch);
-  ck_assert_double_eq(cg_record_param(r, "samples"), s.samples);
-  ck_assert_double_eq(cg_record_param(r, "features"), s.features);
-  ck_assert_double_eq(cg_record_param(r, "classes"), s.classes);
-  ck_assert_double_eq(cg_record_param(r, "batch"), s.batch);
-  ck_assert_double_eq(cg_record_param(r, "epochs"), cfg->epochs);
+  ck_assert_int_eq(r->nruns, epochs);
+  ck_assert_int_eq(r->iters_per_run, batches);
+  ck_assert_double_eq(cg_record_param(r, "samples"), samples);
+  ck_assert_double_eq(cg_record_param(r, "features"), features);
+  ck_assert_double_eq(cg_record_param(r, "classes"), classes);
+  ck_assert_double_eq(cg_record_param(r, "batch"), batch);
+  ck_assert_double_eq(cg_record_param(r, "epochs"), epochs);
   ck_assert_msg(isfinite(r->upload_ms) && isfinite(r->download_ms) &&
                     isfinite(r->first.complete_ms),
                 "%s: a phase of an ok record is not measured", name);
+  const cg_backend *b = cg_backend_find(r->backend);
+  ck_assert_ptr_nonnull(b);
+  expect_kernel_config(&r->kernel, b, r->mode, batches, 0, name);
   if (r->host_backend) return;
   ck_assert_str_eq(r->device, info->name);
   ck_assert_msg(isfinite(r->verify_error) && isfinite(r->verify_loss_error) &&
                     isfinite(r->verify_weights_error),
-                "%s, %s: verify errors %g, %g, %g", name, r->transfer, r->verify_error,
+                "%s, %s: verify errors %g, %g, %g", name, r->mode, r->verify_error,
                 r->verify_loss_error, r->verify_weights_error);
   ck_assert_msg(r->verify_tolerance > 0 && r->verify_tolerance <= 1e-3, "tolerance %g",
                 r->verify_tolerance);
   ck_assert_msg(r->verify_error <= r->verify_tolerance, "%s, %s: verify error %g over %g", name,
-                r->transfer, r->verify_error, r->verify_tolerance);
+                r->mode, r->verify_error, r->verify_tolerance);
 }
 
 START_TEST(test_workload_records) {
   const combo c = combo_at(_i, true);
+  const cg_impl *impl = c.impl;
   cg_device_list list = {0};
   const cg_device_info *info = NULL;
   char name[400];
@@ -302,36 +390,42 @@ START_TEST(test_workload_records) {
     info = &list.items[c.device];
   }
   combo_name(&c, &list, name, sizeof name);
-  const cg_linear_ops *ops = c.backend->linear;
   for (int k = 0; k < NRUN_CASES; ++k) {
     const char *backends[] = {c.backend->name, NULL}, *variants[] = {c.variant, NULL};
-    cg_linear_config cfg;
-    case_config(&cfg, &run_cases[k]);
-    cfg.backends = backends;
-    cfg.variants = variants;
-    /* every mode the backend lists (the host backend runs once, whatever is asked) */
+    cg_job job;
+    cg_selection sel;
+    case_job(&job, &sel, &run_cases[k]);
+    sel.backends = backends;
+    sel.variants = variants;
+    /* every mode the implementation lists (the host backend runs once, whatever is asked) */
+    cg_error err = {0};
     int expected = 1;
     if (c.device >= 0) {
-      for (int t = 0; t < 3; ++t) cfg.transfers[t] = false;
-      for (int t = 0; t < ntransfers(ops); ++t) cfg.transfers[ops->transfers[t]] = true;
-      expected = ntransfers(ops);
+      for (int m = 0; m < CG_MAX_MODES; ++m) job.modes[m] = false;
+      for (int m = 0; m < nmodes(impl); ++m) {
+        const int at = mode_index(impl->modes[m]);
+        ck_assert_msg(at >= 0, "%s: mode %s is not one of the workload's", name, impl->modes[m]);
+        job.modes[at] = true;
+      }
+      expected = nmodes(impl);
+    } else {
+      ck_assert_int_eq(cg_job_select_modes(&job, "all", &err), CG_OK);
     }
-    cg_error err = {0};
-    ck_assert_msg(cg_linear_validate(&cfg, info, &err) == CG_OK, "%s: %s", name, err.msg);
+    ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s: %s", name, err.msg);
     cg_report report;
     cg_report_init(&report, 0, NULL);
-    ck_assert_msg(cg_linear_run(&cfg, info, &report, NULL, NULL, &err) == CG_OK, "%s: %s", name,
-                  err.msg);
+    ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s: %s",
+                  name, err.msg);
     ck_assert_int_eq(report.count, expected);
     char what[512];
     snprintf(what, sizeof what, "%s (%s)", name, run_cases[k].why);
     for (int i = 0; i < report.count; ++i) {
       const cg_record *r = &report.records[i];
-      expect_linear_record(r, &cfg, info, what);
+      expect_linear_record(r, &job, &sel, info, what);
       ck_assert_str_eq(r->backend, c.backend->name);
       ck_assert_str_eq(r->variant, c.variant);
-      ck_assert_str_eq(r->transfer, c.device >= 0 ? cg_transfer_name(ops->transfers[i])
-                                                  : cg_transfer_name(CG_TRANSFER_HOST));
+      /* the workload's order of modes, which the OpenCL implementations list in */
+      ck_assert_str_eq(r->mode, c.device >= 0 ? impl->modes[i] : "host");
     }
     cg_report_free(&report);
   }
@@ -346,29 +440,30 @@ START_TEST(test_workload_all_backends) {
   cg_test_devices(&list);
   ck_assert_int_lt(_i, list.count);
   const cg_device_info *info = &list.items[_i];
-  cg_linear_config cfg;
-  case_config(&cfg, &run_cases[0]);
+  cg_job job;
+  cg_selection sel;
+  case_job(&job, &sel, &run_cases[0]);
   cg_error err = {0};
-  ck_assert_int_eq(cg_linear_parse_transfer(&cfg, "all", &err), CG_OK);
-  ck_assert_msg(cg_linear_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+  ck_assert_int_eq(cg_job_select_modes(&job, "all", &err), CG_OK);
+  ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
   cg_report report;
   cg_report_init(&report, 0, NULL);
-  ck_assert_msg(cg_linear_run(&cfg, info, &report, NULL, NULL, &err) == CG_OK, "%s", err.msg);
-  ck_assert_int_eq(report.count, cg_test_variant_count(linear_variants, false) + 3 * cg_test_variant_count(linear_variants, true));
+  ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s",
+                err.msg);
+  ck_assert_int_eq(report.count, cg_test_variant_count("linear", false) +
+                                     3 * cg_test_variant_count("linear", true));
   int ok = 0;
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);
     ck_assert_ptr_nonnull(b);
-    bool listed = !b->uses_opencl;
-    for (int t = 0; b->uses_opencl && t < ntransfers(b->linear); ++t)
-      listed |= strcmp(r->transfer, cg_transfer_name(b->linear->transfers[t])) == 0;
+    const bool listed = !b->needs_device || cg_impl_has_mode(linear_impl(b), r->mode);
     if (listed) {
-      expect_linear_record(r, &cfg, info, r->backend);
+      expect_linear_record(r, &job, &sel, info, r->backend);
       ++ok;
     } else {
       ck_assert_msg(r->status == CG_STATUS_UNSUPPORTED, "%s/%s %s: status %s", r->backend,
-                    r->variant, r->transfer, cg_status_name(r->status));
+                    r->variant, r->mode, cg_status_name(r->status));
     }
   }
   ck_assert_int_ge(ok, 1);
@@ -379,31 +474,68 @@ END_TEST
 
 /* Without a device the OpenCL records are skipped and the host ones still run. */
 START_TEST(test_workload_without_device) {
-  cg_linear_config cfg;
-  case_config(&cfg, &run_cases[0]);
+  cg_job job;
+  cg_selection sel;
+  case_job(&job, &sel, &run_cases[0]);
   cg_report report;
   cg_report_init(&report, 0, NULL);
   cg_error err = {0};
-  ck_assert_int_eq(cg_linear_validate(&cfg, NULL, &err), CG_OK);
-  ck_assert_int_eq(cg_linear_run(&cfg, NULL, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, cg_test_variant_count(linear_variants, false) + cg_test_variant_count(linear_variants, true));
+  ck_assert_int_eq(cg_engine_validate(&job, &sel, NULL, &err), CG_OK);
+  ck_assert_int_eq(cg_engine_run(&job, &sel, NULL, &report, NULL, NULL, &err), CG_OK);
+  ck_assert_int_eq(report.count, cg_test_variant_count("linear", false) +
+                                     cg_test_variant_count("linear", true));
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);
     ck_assert_ptr_nonnull(b);
-    if (b->uses_opencl) {
+    if (b->needs_device) {
       ck_assert_int_eq(r->status, CG_STATUS_SKIPPED);
       ck_assert_msg(strstr(r->reason, "no OpenCL device") != NULL, "reason: %s", r->reason);
     } else {
-      expect_linear_record(r, &cfg, NULL, r->backend);
-      ck_assert_str_eq(r->transfer, "host");
+      expect_linear_record(r, &job, &sel, NULL, r->backend);
+      ck_assert_str_eq(r->mode, "host");
     }
   }
   cg_report_free(&report);
 }
 END_TEST
 
-/* ---- through the ops: every transfer mode gives pageable's results ---- */
+/* A GROUP override reaches the pinned records through the selection, and they still verify. */
+START_TEST(test_workload_group_override) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  ck_assert_int_lt(_i, list.count);
+  const cg_device_info *info = &list.items[_i];
+  cg_job job;
+  cg_selection sel;
+  case_job(&job, &sel, &run_cases[0]);
+  cg_error err = {0};
+  cg_kernel_overrides overrides = {0};
+  ck_assert_msg(cg_kernel_overrides_parse(&overrides, "GROUP=3", &err) == CG_OK, "%s", err.msg);
+  sel.overrides = &overrides;
+  ck_assert_int_eq(cg_job_select_modes(&job, "pinned", &err), CG_OK);
+  ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s",
+                err.msg);
+  int pinned = 0;
+  for (int i = 0; i < report.count; ++i) {
+    const cg_record *r = &report.records[i];
+    const cg_backend *b = cg_backend_find(r->backend);
+    if (!b->needs_device) continue;
+    ck_assert_str_eq(r->mode, "pinned");
+    ck_assert_msg(r->status == CG_STATUS_OK, "%s: %s", r->backend, r->reason);
+    expect_kernel_config(&r->kernel, b, r->mode, r->iters_per_run, 3, r->backend);
+    ++pinned;
+  }
+  ck_assert_int_eq(pinned, cg_test_variant_count("linear", true));
+  cg_report_free(&report);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* ---- through the implementations: every transfer mode gives pageable's results ---- */
 
 /* Results of different transfer modes differ at most by the order of float sums inside a kernel:
  * the batches, their rows and the arithmetic are the same. */
@@ -442,67 +574,71 @@ static void free_data(linear_data *d) {
   memset(d, 0, sizeof *d);
 }
 
-/* Train through the ops: final w, b (poisoned before the download) and each epoch's loss. */
-static void train(const cg_linear_ops *ops, const cg_backend_env *env, const char *variant,
-                  cg_transfer transfer, float lr, const linear_data *d, float *w, float *b,
+/* Train through the implementation: final w, b (poisoned before the download) and each epoch's
+ * loss, with the kernel configuration and every run's result checked on the way. `group` is the
+ * GROUP override in env, or 0. */
+static void train(const cg_impl *impl, const cg_backend_env *env, const char *variant,
+                  const char *mode, int group, float lr, const linear_data *d, float *w, float *b,
                   double *losses, bool profiling, const char *name) {
   const cg_linear_shape s = d->s;
-  const cg_linear_setup setup = {.shape = s, .lr = lr, .transfer = transfer};
+  const int batches = (s.samples + s.batch - 1) / s.batch;
+  const cg_linear_setup setup = {.shape = s, .lr = lr};
   void *state = NULL;
-  cg_compile_info compile = {.ms = -1, .kind = NULL};
+  cg_prepared prepared = {.compile_ms = -1, .compile_kind = NULL};
   cg_error err = {0};
-  cg_rc rc = ops->prepare(env, variant, &setup, &state, &compile, &err);
-  ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, cg_transfer_name(transfer), rc,
-                err.msg);
-  ck_assert_ptr_nonnull(compile.kind);
+  cg_rc rc = impl->prepare(env, variant, mode, &setup, &state, &prepared, &err);
+  ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, mode, rc, err.msg);
+  ck_assert_ptr_nonnull(prepared.compile_kind);
+  expect_kernel_config(&prepared.config, impl->backend, mode, batches, group, name);
   const cg_linear_tensors data = {.x = d->x, .labels = d->labels, .w = d->w0, .b = d->b0};
-  ck_assert_msg(ops->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
+  ck_assert_msg(impl->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
   for (int e = 0; e < d->epochs; ++e) {
-    cg_device_span span = {0};
-    int launches = -99;
-    ck_assert_msg(ops->enqueue_epoch(state, d->orders + (size_t)e * s.samples, &span, &launches,
-                                     &err) == CG_OK,
-                  "%s, %s, epoch %d: enqueue_epoch: %s", name, cg_transfer_name(transfer), e,
-                  err.msg);
-    ck_assert_msg(ops->finish(state, &err) == CG_OK, "%s: finish: %s", name, err.msg);
-    if (profiling) ck_assert_msg(span.begin && span.end, "%s: no events bound the epoch", name);
-    ck_assert_msg(launches == -1 || launches >= 1, "%s: %d launches", name, launches);
-    cg_device_span_release(&span);
-    losses[e] = NAN;
-    ck_assert_msg(ops->read_epoch_loss(state, &losses[e], &err) == CG_OK, "%s: read: %s", name,
-                  err.msg);
-    if (ops->epoch_times) {
-      cg_linear_epoch_times times;
-      memset(&times, 0xff, sizeof times); /* NaN or negative until written */
-      ck_assert_msg(ops->epoch_times(state, &times, &err) == CG_OK, "%s: epoch_times: %s", name,
-                    err.msg);
-      /* No usable stamps at all; or the span alone, outside the epoch timed command by command
-       * (the second); or, in that epoch, consistent times: one batch's kernels within the
-       * epoch's span, the hidden share a share. */
-      const bool per_batch_none = isnan(times.batch_compute_ms) &&
-                                  isnan(times.batch_upload_ms) && isnan(times.hidden_share);
-      const bool none = per_batch_none && isnan(times.span_ms);
-      const bool span_only = per_batch_none && times.span_ms > 0 && e != 1;
-      const bool consistent = times.batch_compute_ms > 0 && times.batch_upload_ms >= 0 &&
-                              times.span_ms >= times.batch_compute_ms &&
-                              times.hidden_share >= 0 && times.hidden_share <= 1 && e == 1;
-      ck_assert_msg(none || span_only || consistent, "%s, %s, epoch %d: epoch times %g %g %g %g",
-                    name, cg_transfer_name(transfer), e, times.batch_upload_ms,
-                    times.batch_compute_ms, times.span_ms, times.hidden_share);
-    }
+    const cg_run run = {.index = e,
+                        .iters = batches,
+                        .kind = e == 0 ? CG_RUN_FIRST : CG_RUN_STEADY,
+                        .arg = d->orders + (size_t)e * s.samples};
+    ck_assert_msg(impl->enqueue(state, &run, &err) == CG_OK, "%s, %s, epoch %d: enqueue: %s",
+                  name, mode, e, err.msg);
+    cg_run_result out;
+    cg_run_result_init(&out);
+    ck_assert_msg(impl->finish(state, &out, &err) == CG_OK, "%s: finish: %s", name, err.msg);
+    /* Events bound every epoch: a device time, or the driver's reason for none. */
+    if (profiling)
+      ck_assert_msg(isfinite(out.device_ms) ||
+                        (out.device_why && !strstr(out.device_why, "no profiling events")),
+                    "%s, %s, epoch %d: device time %g: %s", name, mode, e, out.device_ms,
+                    out.device_why ? out.device_why : "(no reason)");
+    ck_assert_msg(isnan(out.device_ms) || out.device_ms > 0, "%s: device time %g", name,
+                  out.device_ms);
+    ck_assert_msg(out.launches == -1 || out.launches >= 1, "%s: %d launches", name,
+                  out.launches);
+    losses[e] = out.loss;
+    /* No usable stamps at all; or the span alone, outside the epoch timed command by command
+     * (the second); or, in that epoch, consistent times: one batch's kernels within the
+     * epoch's span, the hidden share a share. */
+    const bool per_batch_none = isnan(out.batch_compute_ms) && isnan(out.batch_upload_ms) &&
+                                isnan(out.hidden_share);
+    const bool none = per_batch_none && isnan(out.device_ms);
+    const bool span_only = per_batch_none && out.device_ms > 0 && e != 1;
+    const bool consistent = out.batch_compute_ms > 0 && out.batch_upload_ms >= 0 &&
+                            out.device_ms >= out.batch_compute_ms && out.hidden_share >= 0 &&
+                            out.hidden_share <= 1 && e == 1;
+    ck_assert_msg(none || span_only || consistent, "%s, %s, epoch %d: epoch times %g %g %g %g",
+                  name, mode, e, out.batch_upload_ms, out.batch_compute_ms, out.device_ms,
+                  out.hidden_share);
   }
   for (size_t i = 0; i < (size_t)s.classes * s.features; ++i) w[i] = NAN;
   for (int i = 0; i < s.classes; ++i) b[i] = NAN;
   cg_linear_tensors out = {.w = w, .b = b};
-  ck_assert_msg(ops->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
-  ops->release(state);
+  ck_assert_msg(impl->download(state, &out, &err) == CG_OK, "%s: download: %s", name, err.msg);
+  impl->release(state);
 }
 
 /* The host reference over the same epochs. */
 static void host_reference(const linear_data *d, float lr, float *w, float *b, double *losses) {
   const cg_linear_shape s = d->s;
   const int rows = s.batch < s.samples ? s.batch : s.samples;
-  const cg_linear_setup setup = {.shape = s, .lr = lr, .transfer = CG_TRANSFER_HOST};
+  const cg_linear_setup setup = {.shape = s, .lr = lr};
   float *xb = malloc(sizeof(float) * rows * s.features);
   float *logits = malloc(sizeof(float) * rows * s.classes);
   int *lb = malloc(sizeof(int) * rows);
@@ -525,20 +661,30 @@ static double loss_err(double got, double want) {
   return fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
 }
 
+/* One more pinned run with GROUP overridden to 3: groups that do not divide the epoch. */
+enum { OVERRIDE_GROUP = 3 };
+
 START_TEST(test_transfers_agree) {
   const combo c = combo_at(_i, false);
-  const cg_linear_ops *ops = c.backend->linear;
+  const cg_impl *impl = c.impl;
   cg_device_list list;
-  cg_device *dev = NULL;
+  void *dev = NULL;
+  const char *no_time = NULL;
   cg_error err = {0};
   char name[400];
   cg_test_devices(&list);
   ck_assert_msg(c.device < list.count, "device %d of %d", c.device, list.count);
-  ck_assert_msg(cg_device_open(&list.items[c.device], &dev, &err) == CG_OK, "%s", err.msg);
+  ck_assert_msg(c.backend->open(&list.items[c.device], &dev, &no_time, &err) == CG_OK, "%s",
+                err.msg);
   combo_name(&c, &list, name, sizeof name);
+  cg_kernel_overrides overrides = {0};
+  char text[32];
+  snprintf(text, sizeof text, "GROUP=%d", (int)OVERRIDE_GROUP);
+  ck_assert_msg(cg_kernel_overrides_parse(&overrides, text, &err) == CG_OK, "%s", err.msg);
   const cg_backend_env env = {.device = dev};
+  const cg_backend_env env_group = {.device = dev, .overrides = &overrides};
   const bool profiling = list.items[c.device].profiling;
-  ck_assert_msg(ntransfers(ops) >= 1 && ops->transfers[0] == CG_TRANSFER_PAGEABLE,
+  ck_assert_msg(nmodes(impl) >= 1 && strcmp(impl->modes[0], "pageable") == 0,
                 "%s: pageable is not its first transfer mode", name);
   /* 25 batches of 8, then 7 of 32 with a last one of 8: many batches in flight for the
    * double-buffered modes (pinned: three full groups of batches and a group of one, then a
@@ -557,8 +703,8 @@ START_TEST(test_transfers_agree) {
     double loss_ref[2], loss_page[2], loss[2];
     ck_assert(w_ref && b_ref && w_page && b_page && w && b);
     host_reference(&d, lr, w_ref, b_ref, loss_ref);
-    train(ops, &env, c.variant, CG_TRANSFER_PAGEABLE, lr, &d, w_page, b_page, loss_page,
-          profiling, name);
+    train(impl, &env, c.variant, "pageable", 0, lr, &d, w_page, b_page, loss_page, profiling,
+          name);
     /* pageable itself against the host */
     const double ew = cg_rel_error(w_page, w_ref, ws), eb = cg_rel_error(b_page, b_ref, s.classes);
     ck_assert_msg(ew <= HOST_TOL && eb <= HOST_TOL,
@@ -571,121 +717,276 @@ START_TEST(test_transfers_agree) {
                     s.batch, e, loss_page[e], loss_ref[e], (unsigned long long)seed);
     /* the model moved: the comparisons below mean something */
     ck_assert(cg_rel_error(w_ref, d.w0, ws) > 100 * TRANSFER_TOL);
-    for (int t = 1; t < ntransfers(ops); ++t) {
-      const cg_transfer mode = ops->transfers[t];
-      train(ops, &env, c.variant, mode, lr, &d, w, b, loss, profiling, name);
+    /* every other mode, then pinned again with the group overridden */
+    for (int t = 1; t <= nmodes(impl); ++t) {
+      const bool again = t == nmodes(impl);
+      const char *mode = again ? "pinned" : impl->modes[t];
+      if (again && !cg_impl_has_mode(impl, "pinned")) break;
+      char what[64];
+      if (again)
+        snprintf(what, sizeof what, "%s, GROUP=%d", mode, (int)OVERRIDE_GROUP);
+      else
+        snprintf(what, sizeof what, "%s", mode);
+      train(impl, again ? &env_group : &env, c.variant, mode, again ? OVERRIDE_GROUP : 0, lr, &d,
+            w, b, loss, profiling, name);
       const double tw = cg_rel_error(w, w_page, ws), tb = cg_rel_error(b, b_page, s.classes);
       ck_assert_msg(tw <= TRANSFER_TOL && tb <= TRANSFER_TOL,
                     "%s, %s, batch %d: w off pageable's by %.3g, b by %.3g (seed %llu)", name,
-                    cg_transfer_name(mode), s.batch, tw, tb, (unsigned long long)seed);
+                    what, s.batch, tw, tb, (unsigned long long)seed);
       for (int e = 0; e < 2; ++e)
         ck_assert_msg(loss_err(loss[e], loss_page[e]) <= TRANSFER_TOL,
                       "%s, %s, batch %d: epoch %d loss %.9g, pageable %.9g (seed %llu)", name,
-                      cg_transfer_name(mode), s.batch, e, loss[e], loss_page[e],
-                      (unsigned long long)seed);
+                      what, s.batch, e, loss[e], loss_page[e], (unsigned long long)seed);
     }
     free(w_ref), free(b_ref), free(w_page), free(b_page), free(w), free(b);
     free_data(&d);
   }
-  cg_device_close(dev);
+  c.backend->close(dev);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* The host implementation runs the reference's own code: only OpenBLAS's choice of kernels (by
+ * thread count) could make the sums differ. */
+#define SAME_CODE_TOL 1e-6
+
+/* The host implementation through the same calls: the reference's results, host mode only, no
+ * kernels. */
+START_TEST(test_host_impl) {
+  const cg_impl *impl = linear_impl(cg_backend_find("cpu"));
+  ck_assert_ptr_nonnull(impl);
+  const cg_linear_shape s = {200, 37, 5, 32};
+  const float lr = 0.05f;
+  const uint64_t seed = cg_test_seed();
+  linear_data d;
+  make_data(&d, s, 2, seed);
+  const size_t ws = (size_t)s.classes * s.features;
+  float *w_ref = malloc(ws * sizeof(float)), *b_ref = malloc(s.classes * sizeof(float));
+  float *w = malloc(ws * sizeof(float)), *b = malloc(s.classes * sizeof(float));
+  double loss_ref[2], loss[2];
+  ck_assert(w_ref && b_ref && w && b);
+  host_reference(&d, lr, w_ref, b_ref, loss_ref);
+  const cg_backend_env env = {0};
+  train(impl, &env, "openblas", "host", 0, lr, &d, w, b, loss, false, "cpu/openblas");
+  const double ew = cg_rel_error(w, w_ref, ws), eb = cg_rel_error(b, b_ref, s.classes);
+  ck_assert_msg(ew <= SAME_CODE_TOL && eb <= SAME_CODE_TOL,
+                "cpu/openblas: w off the reference by %.3g, b by %.3g (seed %llu)", ew, eb,
+                (unsigned long long)seed);
+  for (int e = 0; e < 2; ++e)
+    ck_assert_msg(loss_err(loss[e], loss_ref[e]) <= SAME_CODE_TOL,
+                  "cpu/openblas: epoch %d loss %.9g, reference %.9g (seed %llu)", e, loss[e],
+                  loss_ref[e], (unsigned long long)seed);
+  const cg_linear_setup setup = {.shape = s, .lr = lr};
+  void *state = NULL;
+  cg_prepared prepared = {0};
+  cg_error err = {0};
+  ck_assert_int_eq(impl->prepare(&env, "openblas", "pinned", &setup, &state, &prepared, &err),
+                   CG_UNSUPPORTED);
+  ck_assert_msg(strstr(err.msg, "pinned") != NULL, "mode not named: %s", err.msg);
+  ck_assert_ptr_null(state);
+  free(w_ref), free(b_ref), free(w), free(b);
+  free_data(&d);
+}
+END_TEST
+
+/* A GROUP override of 0 is refused; one larger than the epoch runs with the epoch's batches. */
+START_TEST(test_group_override_limits) {
+  const combo c = combo_at(_i, false);
+  const cg_impl *impl = c.impl;
+  if (!cg_impl_has_mode(impl, "pinned")) return;
+  cg_device_list list;
+  void *dev = NULL;
+  const char *no_time = NULL;
+  cg_error err = {0};
+  char name[400];
+  cg_test_devices(&list);
+  ck_assert_msg(c.backend->open(&list.items[c.device], &dev, &no_time, &err) == CG_OK, "%s",
+                err.msg);
+  combo_name(&c, &list, name, sizeof name);
+  const cg_linear_setup setup = {.shape = {200, 37, 5, 32}, .lr = 0.05f}; /* 7 batches */
+  cg_kernel_overrides zero = {0}, large = {0};
+  ck_assert_int_eq(cg_kernel_overrides_parse(&zero, "GROUP=0", &err), CG_OK);
+  ck_assert_int_eq(cg_kernel_overrides_parse(&large, "GROUP=100", &err), CG_OK);
+  cg_backend_env env = {.device = dev, .overrides = &zero};
+  void *state = NULL;
+  cg_prepared prepared = {0};
+  ck_assert_int_eq(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err),
+                   CG_BAD_INPUT);
+  ck_assert_msg(strstr(err.msg, "GROUP=0") != NULL, "%s: override not named: %s", name, err.msg);
+  ck_assert_ptr_null(state);
+  env.overrides = &large;
+  ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
+                    CG_OK,
+                "%s: %s", name, err.msg);
+  expect_kernel_config(&prepared.config, c.backend, "pinned", 7, 100, name);
+  impl->release(state);
+  /* the other modes have no groups: the override leaves them alone */
+  ck_assert_msg(impl->prepare(&env, c.variant, "resident", &setup, &state, &prepared, &err) ==
+                    CG_OK,
+                "%s: %s", name, err.msg);
+  expect_kernel_config(&prepared.config, c.backend, "resident", 7, 0, name);
+  impl->release(state);
+  c.backend->close(dev);
   cg_device_list_free(&list);
 }
 END_TEST
 
 /* ---- validation ---- */
 
-static void expect_bad_err(const cg_linear_config *cfg, const cg_device_info *info,
+/* The value refused where it is set, and where the engine checks a job whose value was put in
+ * directly, with one line naming it. */
+static void expect_bad_value(const char *param, double value, const char *named, cg_error *out) {
+  cg_job job;
+  cg_selection sel;
+  case_job(&job, &sel, &run_cases[0]);
+  cg_error err = {0};
+  cg_rc rc = cg_params_set(&job.params, param, value, &err);
+  ck_assert_msg(rc == CG_BAD_INPUT, "--%s %g: expected CG_BAD_INPUT naming '%s', got rc %d",
+                param, value, named, rc);
+  ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not named in: %s", named, err.msg);
+  ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
+  const int k = cg_params_index(&job.params, param);
+  ck_assert_int_ge(k, 0);
+  job.params.v[k] = value;
+  err = (cg_error){0};
+  rc = cg_engine_validate(&job, &sel, NULL, &err);
+  ck_assert_msg(rc == CG_BAD_INPUT, "engine, --%s %g: expected CG_BAD_INPUT, got rc %d", param,
+                value, rc);
+  ck_assert_msg(strstr(err.msg, named) != NULL, "engine: '%s' not named in: %s", named, err.msg);
+  ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
+  if (out) *out = err;
+}
+
+/* The engine refuses the job with one line naming `named`. */
+static void expect_bad_job(const cg_job *job, const cg_selection *sel, const cg_device_info *info,
                            const char *named, cg_error *out) {
   cg_error err = {0};
-  cg_rc rc = cg_linear_validate(cfg, info, &err);
+  cg_rc rc = cg_engine_validate(job, sel, info, &err);
   if (out) *out = err;
   ck_assert_msg(rc == CG_BAD_INPUT, "expected CG_BAD_INPUT naming '%s', got rc %d", named, rc);
   ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not named in: %s", named, err.msg);
   ck_assert_msg(strchr(err.msg, '\n') == NULL, "not one line: %s", err.msg);
 }
 
-static void expect_bad(const cg_linear_config *cfg, const cg_device_info *info,
-                       const char *named) {
-  expect_bad_err(cfg, info, named, NULL);
-}
-
-static void small_config(cg_linear_config *cfg) {
-  case_config(cfg, &run_cases[0]);
+static void expect_ok_value(const char *param, double value) {
+  cg_job job;
+  cg_selection sel;
+  case_job(&job, &sel, &run_cases[0]);
+  set_param(&job, param, value);
+  cg_error err = {0};
+  ck_assert_msg(cg_engine_validate(&job, &sel, NULL, &err) == CG_OK, "--%s %g: %s", param, value,
+                err.msg);
 }
 
 START_TEST(test_validate_values) {
-  cg_linear_config cfg;
+  cg_job job;
   cg_error err = {0};
-  cg_linear_defaults(&cfg);
-  ck_assert_msg(cg_linear_validate(&cfg, NULL, &err) == CG_OK, "defaults: %s", err.msg);
+  const cg_selection defaults_sel = {.seed = 42};
+  cg_job_init(&job, &cg_workload_linear);
+  ck_assert_msg(cg_engine_validate(&job, &defaults_sel, NULL, &err) == CG_OK, "defaults: %s",
+                err.msg);
   /* The report's setup. */
-  ck_assert_int_eq(cfg.shape.samples, 10000);
-  ck_assert_int_eq(cfg.shape.features, 1000);
-  ck_assert_int_eq(cfg.shape.classes, 10);
-  ck_assert_int_eq(cfg.shape.batch, 32);
-  ck_assert_int_eq(cfg.epochs, 10);
-  ck_assert_double_eq(cfg.lr, 0.01);
-  ck_assert(cfg.transfers[CG_TRANSFER_PAGEABLE] && !cfg.transfers[CG_TRANSFER_PINNED] &&
-            !cfg.transfers[CG_TRANSFER_RESIDENT]);
+  ck_assert_int_eq(param_int(&job, "samples"), 10000);
+  ck_assert_int_eq(param_int(&job, "features"), 1000);
+  ck_assert_int_eq(param_int(&job, "classes"), 10);
+  ck_assert_int_eq(param_int(&job, "batch"), 32);
+  ck_assert_int_eq(param_int(&job, "epochs"), 10);
+  ck_assert_double_eq_tol(cg_params_get(&job.params, "lr"), 0.01, 1e-12);
+  ck_assert_str_eq(cg_workload_linear.loss_unit, "epoch");
+  const cg_mode_desc *m = cg_workload_linear.modes;
+  ck_assert_ptr_nonnull(m);
+  ck_assert_str_eq(m->option, "transfer");
+  ck_assert_str_eq(m->host_mode, "host");
+  ck_assert(mode_index("pageable") >= 0 && mode_index("pinned") >= 0 &&
+            mode_index("resident") >= 0);
+  for (int i = 0; m->names[i]; ++i)
+    ck_assert_msg(job.modes[i] == (strcmp(m->names[i], "pageable") == 0), "mode %s %s",
+                  m->names[i], job.modes[i] ? "selected" : "not selected");
 
-  small_config(&cfg), cfg.shape.classes = 0, expect_bad(&cfg, NULL, "--classes 0");
-  small_config(&cfg), cfg.shape.classes = -2, expect_bad(&cfg, NULL, "--classes -2");
-  small_config(&cfg), cfg.shape.batch = 0, expect_bad(&cfg, NULL, "--batch 0");
-  small_config(&cfg), cfg.shape.samples = 0, expect_bad(&cfg, NULL, "--samples 0");
-  small_config(&cfg), cfg.shape.features = -1, expect_bad(&cfg, NULL, "--features -1");
-  small_config(&cfg), cfg.epochs = 0, expect_bad(&cfg, NULL, "--epochs 0");
-  small_config(&cfg), cfg.lr = -0.5, expect_bad(&cfg, NULL, "--lr -0.5");
+  expect_bad_value("classes", 0, "--classes 0", NULL);
+  expect_bad_value("classes", -2, "--classes -2", NULL);
+  expect_bad_value("batch", 0, "--batch 0", NULL);
+  expect_bad_value("samples", 0, "--samples 0", NULL);
+  expect_bad_value("features", -1, "--features -1", NULL);
+  expect_bad_value("epochs", 0, "--epochs 0", NULL);
+  expect_bad_value("lr", -0.5, "--lr -0.5", NULL);
   cg_error e = {0};
-  small_config(&cfg), cfg.lr = NAN, expect_bad_err(&cfg, NULL, "--lr", &e);
+  expect_bad_value("lr", NAN, "--lr", &e);
   ck_assert_msg(cg_test_contains_nocase(e.msg, "nan"), "NaN not named in: %s", e.msg);
-  small_config(&cfg), cfg.lr = 0;
-  ck_assert_msg(cg_linear_validate(&cfg, NULL, &err) == CG_OK, "lr 0: %s", err.msg);
-  small_config(&cfg), cfg.shape.batch = 100000; /* larger than the dataset is fine */
-  ck_assert_msg(cg_linear_validate(&cfg, NULL, &err) == CG_OK, "%s", err.msg);
-  small_config(&cfg), cfg.shape.classes = 1;
-  ck_assert_msg(cg_linear_validate(&cfg, NULL, &err) == CG_OK, "%s", err.msg);
+  expect_ok_value("lr", 0);
+  expect_ok_value("batch", 100000); /* larger than the dataset is fine */
+  expect_ok_value("classes", 1);
 
   const char *foo[] = {"foo", NULL};
-  small_config(&cfg), cfg.backends = foo, expect_bad(&cfg, NULL, "'foo'");
-  small_config(&cfg), cfg.variants = foo, expect_bad(&cfg, NULL, "'foo'");
-  /* Every backend and variant with linear ops is accepted on its own. */
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-    if (!(*b)->linear) continue;
-    const cg_linear_ops *ops = (*b)->linear;
-    ck_assert_msg(ops->variants && ops->variants[0] && ops->transfers, "%s", (*b)->name);
-    ck_assert_msg(ops->prepare && ops->upload && ops->enqueue_epoch && ops->finish &&
-                      ops->read_epoch_loss && ops->download && ops->release,
-                  "%s: an op is missing", (*b)->name);
-    ck_assert_msg((*b)->uses_opencl ? ntransfers(ops) >= 1 : ntransfers(ops) == 0,
-                  "%s: %d transfer modes", (*b)->name, ntransfers(ops));
-    for (const char *const *v = ops->variants; *v; ++v) {
-      const char *bs[] = {(*b)->name, NULL}, *vs[] = {*v, NULL};
-      small_config(&cfg), cfg.backends = bs, cfg.variants = vs;
-      ck_assert_msg(cg_linear_validate(&cfg, NULL, &err) == CG_OK, "%s/%s: %s", (*b)->name, *v,
-                    err.msg);
+  cg_selection sel;
+  case_job(&job, &sel, &run_cases[0]);
+  sel.backends = foo;
+  expect_bad_job(&job, &sel, NULL, "'foo'", NULL);
+  case_job(&job, &sel, &run_cases[0]);
+  sel.variants = foo;
+  expect_bad_job(&job, &sel, NULL, "'foo'", NULL);
+  /* Every backend has linear, and every implementation and variant is accepted on its own. */
+  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
+    ck_assert_msg(linear_impl(*b) != NULL, "%s: no linear implementation", (*b)->name);
+  int impls = 0;
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    const cg_impl *impl = *i;
+    if (strcmp(impl->workload, "linear") != 0) continue;
+    ++impls;
+    const cg_backend *b = impl->backend;
+    ck_assert_ptr_eq(linear_impl(b), impl);
+    ck_assert_msg(impl->variants && impl->variants[0], "%s", b->name);
+    ck_assert_msg(impl->prepare && impl->upload && impl->enqueue && impl->finish &&
+                      impl->download && impl->release,
+                  "%s: an entry is missing", b->name);
+    if (b->needs_device) {
+      ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
+      for (int k = 0; k < nmodes(impl); ++k)
+        ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
+      ck_assert_msg(impl->kernel_params && impl->kernel_params[0] &&
+                        strcmp(impl->kernel_params[0], "GROUP") == 0 && !impl->kernel_params[1],
+                    "%s: kernel parameters", b->name);
+    } else {
+      ck_assert_msg(nmodes(impl) == 1 && strcmp(impl->modes[0], m->host_mode) == 0,
+                    "%s: modes of a host implementation", b->name);
+      ck_assert_ptr_null(impl->kernel_params);
+    }
+    for (const char *const *v = impl->variants; *v; ++v) {
+      const char *bs[] = {b->name, NULL}, *vs[] = {*v, NULL};
+      case_job(&job, &sel, &run_cases[0]);
+      sel.backends = bs;
+      sel.variants = vs;
+      ck_assert_msg(cg_engine_validate(&job, &sel, NULL, &err) == CG_OK, "%s/%s: %s", b->name,
+                    *v, err.msg);
     }
   }
+  ck_assert_int_eq(impls, 3);
 }
 END_TEST
 
-START_TEST(test_parse_transfer) {
-  cg_linear_config cfg;
+START_TEST(test_select_modes) {
+  cg_job job;
   cg_error err = {0};
   const char *names[] = {"pageable", "pinned", "resident"};
   for (int t = 0; t < 3; ++t) {
-    cg_linear_defaults(&cfg);
-    ck_assert_int_eq(cg_linear_parse_transfer(&cfg, names[t], &err), CG_OK);
-    for (int u = 0; u < 3; ++u) ck_assert_int_eq(cfg.transfers[u], u == t);
+    cg_job_init(&job, &cg_workload_linear);
+    ck_assert_int_eq(cg_job_select_modes(&job, names[t], &err), CG_OK);
+    for (int u = 0; u < 3; ++u)
+      ck_assert_int_eq(job.modes[mode_index(names[u])], u == t);
     ck_assert_str_eq(cg_transfer_name((cg_transfer)t), names[t]);
+    ck_assert_int_eq(cg_transfer_from_name(names[t]), t);
   }
   ck_assert_str_eq(cg_transfer_name(CG_TRANSFER_HOST), "host");
-  cg_linear_defaults(&cfg);
-  ck_assert_int_eq(cg_linear_parse_transfer(&cfg, "all", &err), CG_OK);
-  ck_assert(cfg.transfers[0] && cfg.transfers[1] && cfg.transfers[2]);
+  ck_assert_int_eq(cg_transfer_from_name("host"), CG_TRANSFER_HOST);
+  ck_assert_int_eq(cg_transfer_from_name(NULL), CG_TRANSFER_HOST);
+  ck_assert_int_eq(cg_transfer_from_name("foo"), CG_TRANSFER_HOST);
+  cg_job_init(&job, &cg_workload_linear);
+  ck_assert_int_eq(cg_job_select_modes(&job, "all", &err), CG_OK);
+  for (int t = 0; t < 3; ++t) ck_assert(job.modes[mode_index(names[t])]);
   const char *bad[] = {"foo", "", "Pinned", "all,pinned", "host"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-    cg_linear_defaults(&cfg);
-    ck_assert_msg(cg_linear_parse_transfer(&cfg, bad[i], &err) == CG_BAD_INPUT, "'%s' accepted",
+    cg_job_init(&job, &cg_workload_linear);
+    ck_assert_msg(cg_job_select_modes(&job, bad[i], &err) == CG_BAD_INPUT, "'%s' accepted",
                   bad[i]);
     char named[64];
     snprintf(named, sizeof named, "'%s'", bad[i]);
@@ -701,34 +1002,38 @@ START_TEST(test_validate_device_limits) {
   cg_test_devices(&list);
   for (int i = 0; i < list.count; ++i) {
     const cg_device_info *info = &list.items[i];
-    cg_linear_config cfg;
+    cg_job job;
+    cg_selection sel;
     cg_error err = {0};
     /* A resident dataset larger than one allocation; fine when it streams in batches. */
-    small_config(&cfg);
-    cfg.shape.features = 1024;
-    cfg.shape.samples = (int)(info->max_alloc / 4 / 1024) + 1;
-    if (cfg.shape.samples <= CG_LINEAR_MAX_DIM && 4.0 * cfg.shape.samples * 1024 < 64e9) {
-      ck_assert_int_eq(cg_linear_parse_transfer(&cfg, "resident", &err), CG_OK);
-      expect_bad_err(&cfg, info, "resident", &err);
+    case_job(&job, &sel, &run_cases[0]);
+    const int samples = (int)(info->max_alloc / 4 / 1024) + 1;
+    if (samples <= CG_LINEAR_MAX_DIM && 4.0 * samples * 1024 < 64e9) {
+      set_param(&job, "features", 1024);
+      set_param(&job, "samples", samples);
+      ck_assert_int_eq(cg_job_select_modes(&job, "resident", &err), CG_OK);
+      expect_bad_job(&job, &sel, info, "resident", &err);
       ck_assert_msg(strstr(err.msg, info->name) != NULL, "device not named: %s", err.msg);
-      ck_assert_int_eq(cg_linear_parse_transfer(&cfg, "pageable", &err), CG_OK);
-      ck_assert_msg(cg_linear_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+      ck_assert_int_eq(cg_job_select_modes(&job, "pageable", &err), CG_OK);
+      ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
     }
     /* A model (classes x features) larger than one allocation. */
-    small_config(&cfg);
-    cfg.shape.classes = 1 << 16;
-    cfg.shape.features = (int)(info->max_alloc / 4 / (1 << 16)) + 1;
-    if (cfg.shape.features <= CG_LINEAR_MAX_DIM) {
+    case_job(&job, &sel, &run_cases[0]);
+    const int features = (int)(info->max_alloc / 4 / (1 << 16)) + 1;
+    if (features <= CG_LINEAR_MAX_DIM) {
+      set_param(&job, "classes", 1 << 16);
+      set_param(&job, "features", features);
       char named[64];
-      snprintf(named, sizeof named, "--features %d", cfg.shape.features);
-      expect_bad_err(&cfg, info, named, &err);
+      snprintf(named, sizeof named, "--features %d", features);
+      expect_bad_job(&job, &sel, info, named, &err);
       ck_assert_msg(strstr(err.msg, "--classes 65536") != NULL, "classes not named: %s",
                     err.msg);
-      ck_assert_msg(cg_linear_validate(&cfg, NULL, &err) == CG_OK, "no device: %s", err.msg);
+      ck_assert_msg(cg_engine_validate(&job, &sel, NULL, &err) == CG_OK, "no device: %s",
+                    err.msg);
     }
-    small_config(&cfg);
-    ck_assert_int_eq(cg_linear_parse_transfer(&cfg, "all", &err), CG_OK);
-    ck_assert_msg(cg_linear_validate(&cfg, info, &err) == CG_OK, "%s", err.msg);
+    case_job(&job, &sel, &run_cases[0]);
+    ck_assert_int_eq(cg_job_select_modes(&job, "all", &err), CG_OK);
+    ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
   }
   cg_device_list_free(&list);
 }
@@ -747,24 +1052,27 @@ Suite *cg_linear_suite(void) {
   tcase_add_test(tc, test_xent_large_logits);
   tcase_add_test(tc, test_xent_no_overflow);
   tcase_add_test(tc, test_orders);
+  tcase_add_test(tc, test_host_impl);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("workload");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_workload_records, 0, combo_count(true));
   tcase_add_loop_test(tc, test_workload_all_backends, 0, device_count());
+  tcase_add_loop_test(tc, test_workload_group_override, 0, device_count());
   tcase_add_test(tc, test_workload_without_device);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("transfers");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_transfers_agree, 0, combo_count(false));
+  tcase_add_loop_test(tc, test_group_override_limits, 0, combo_count(false));
   suite_add_tcase(s, tc);
 
   tc = tcase_create("validate");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_test(tc, test_validate_values);
-  tcase_add_test(tc, test_parse_transfer);
+  tcase_add_test(tc, test_select_modes);
   tcase_add_test(tc, test_validate_device_limits);
   suite_add_tcase(s, tc);
   return s;

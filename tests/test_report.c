@@ -46,6 +46,8 @@ static void build_report(cg_report *report) {
   snprintf(r->compile_kind, sizeof r->compile_kind, "none");
   r->device_type = "CPU";
   r->host_backend = true;
+  r->reference = true;
+  snprintf(r->group, sizeof r->group, "hidden 64");
   r->iters_per_run = 2;
   r->flops_per_iter = 1000;
   double cpu_runs[] = {4.0, 3.0, 5.0};
@@ -76,6 +78,11 @@ static void build_report(cg_report *report) {
   r->compile_ms = 40.125;
   snprintf(r->compile_kind, sizeof r->compile_kind, "source");
   snprintf(r->driver_cache, sizeof r->driver_cache, "off");
+  snprintf(r->kernel.build_options, sizeof r->kernel.build_options, "-DTS=8 -DWPT=1");
+  cg_kernel_config_set(&r->kernel, "TS", 16, CG_ORIGIN_DEFAULT);
+  cg_kernel_config_set(&r->kernel, "WPT", 1, CG_ORIGIN_DEFAULT);
+  cg_kernel_config_set(&r->kernel, "TS", 8, CG_ORIGIN_FALLBACK); /* replaces the first TS */
+  snprintf(r->group, sizeof r->group, "hidden 64");
   r->upload_ms = 0.25;
   double runs[] = {9.5, 2.0, 1.5, 2.5};
   r->runs = calloc(4, sizeof *r->runs);
@@ -195,12 +202,12 @@ START_TEST(test_params_and_status) {
   ck_assert_double_eq(cg_record_param(r, "m"), 65);
   ck_assert_double_eq(cg_record_param(r, "k"), 129);
   ck_assert(isnan(cg_record_param(r, "n")));
-  /* More than CG_MAX_PARAMS are dropped, never written past the array. */
-  static const char *names[] = {"p0", "p1", "p2", "p3", "p4", "p5", "p6", "p7", "p8", "p9", "p10",
-                                "p11", "p12", "p13", "p14"};
-  for (int i = 0; i < 15; ++i) cg_record_add_param(r, names[i], i);
-  ck_assert_int_eq(r->nparams, CG_MAX_PARAMS);
-  ck_assert(isnan(cg_record_param(r, "p14")));
+  /* More than CG_MAX_RECORD_PARAMS are dropped, never written past the array. */
+  static const char *names[] = {"p0",  "p1",  "p2",  "p3",  "p4",  "p5",  "p6",  "p7",  "p8",
+                                "p9",  "p10", "p11", "p12", "p13", "p14", "p15", "p16", "p17"};
+  for (int i = 0; i < 18; ++i) cg_record_add_param(r, names[i], i);
+  ck_assert_int_eq(r->nparams, CG_MAX_RECORD_PARAMS);
+  ck_assert(isnan(cg_record_param(r, "p17")));
 
   cg_record_set_status(r, CG_STATUS_ERROR, "failed with %d and %s", 42, "this");
   ck_assert_int_eq(r->status, CG_STATUS_ERROR);
@@ -275,7 +282,7 @@ static void expect_string(const cJSON *obj, const char *path, const char *want) 
 static void check_json(const char *text, const cg_report *report) {
   cJSON *root = cJSON_Parse(text);
   ck_assert_msg(root != NULL, "not JSON near: %.80s", cJSON_GetErrorPtr());
-  expect_string(root, "schema", "clgauge.results/2");
+  expect_string(root, "schema", "clgauge.results/3");
   expect_string(root, "schema", CG_REPORT_SCHEMA);
   expect_string(root, "clgauge_version", CLGAUGE_VERSION);
   expect_string(root, "command", "clgauge matmul --n 17");
@@ -327,6 +334,18 @@ static void check_json(const char *text, const cg_report *report) {
   expect_number(ok, "phases.compile.ms", 40.125);
   expect_string(ok, "phases.compile.kind", "source");
   expect_string(ok, "phases.compile.driver_cache", "off");
+  expect_string(ok, "kernel.build_options", "-DTS=8 -DWPT=1");
+  const cJSON *kparams = get(ok, "kernel.params");
+  ck_assert(cJSON_IsArray(kparams));
+  ck_assert_int_eq(cJSON_GetArraySize(kparams), 2);
+  expect_string(cJSON_GetArrayItem(kparams, 0), "name", "TS");
+  expect_number(cJSON_GetArrayItem(kparams, 0), "value", 8);
+  expect_string(cJSON_GetArrayItem(kparams, 0), "origin", "fallback");
+  expect_string(cJSON_GetArrayItem(kparams, 1), "origin", "default");
+  expect_string(ok, "group", "hidden 64");
+  ck_assert(cJSON_IsFalse(get(ok, "reference")));
+  ck_assert(cJSON_IsTrue(get(cJSON_GetArrayItem(records, 0), "reference")));
+  expect_string(cJSON_GetArrayItem(records, 0), "group", "hidden 64");
   expect_number(ok, "phases.upload.ms", 0.25);
   expect_number(ok, "phases.first.enqueue_ms", 0.95);
   expect_number(ok, "phases.first.complete_ms", 9.5);
@@ -409,7 +428,7 @@ START_TEST(test_json_empty_report) {
   ck_assert_ptr_nonnull(text);
   cJSON *root = cJSON_Parse(text);
   ck_assert_ptr_nonnull(root);
-  expect_string(root, "schema", "clgauge.results/2");
+  expect_string(root, "schema", "clgauge.results/3");
   expect_null(root, "discovery_ms");
   ck_assert_int_eq(cJSON_GetArraySize(get(root, "records")), 0);
   cJSON_Delete(root);

@@ -167,38 +167,36 @@ bool cg_test_contains_nocase(const char *haystack, const char *needle) {
   return false;
 }
 
-int cg_test_variant_count(cg_variants_of variants_of, bool opencl) {
+int cg_test_variant_count(const char *workload, bool opencl) {
   int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-    const char *const *vs = variants_of(*b);
-    if (vs && (*b)->uses_opencl == opencl)
-      for (const char *const *v = vs; *v; ++v) ++n;
-  }
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i)
+    if (strcmp((*i)->workload, workload) == 0 && (*i)->backend->needs_device == opencl)
+      for (const char *const *v = (*i)->variants; *v; ++v) ++n;
   return n;
 }
 
-int cg_test_combo_count(cg_variants_of variants_of, bool with_host) {
+int cg_test_combo_count(const char *workload, bool with_host) {
   int devices = cg_test_device_count();
-  return (with_host ? cg_test_variant_count(variants_of, false) : 0) +
-         (devices > 0 ? devices : 0) * cg_test_variant_count(variants_of, true);
+  return (with_host ? cg_test_variant_count(workload, false) : 0) +
+         (devices > 0 ? devices : 0) * cg_test_variant_count(workload, true);
 }
 
-cg_test_combo cg_test_combo_at(cg_variants_of variants_of, int index, bool with_host) {
-  cg_test_combo c = {NULL, NULL, -1};
-  int host = with_host ? cg_test_variant_count(variants_of, false) : 0;
-  int ocl = cg_test_variant_count(variants_of, true);
+cg_test_combo cg_test_combo_at(const char *workload, int index, bool with_host) {
+  cg_test_combo c = {NULL, NULL, NULL, -1};
+  int host = with_host ? cg_test_variant_count(workload, false) : 0;
+  int ocl = cg_test_variant_count(workload, true);
   bool opencl = index >= host;
   int within = opencl ? (index - host) % ocl : index;
   if (opencl) c.device = (index - host) / ocl;
   int n = 0;
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b) {
-    const char *const *vs = variants_of(*b);
-    if (vs && (*b)->uses_opencl == opencl)
-      for (const char *const *v = vs; *v; ++v, ++n)
-        if (n == within) {
-          c.backend = *b;
-          c.variant = *v;
-        }
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if (strcmp((*i)->workload, workload) != 0 || (*i)->backend->needs_device != opencl) continue;
+    for (const char *const *v = (*i)->variants; *v; ++v, ++n)
+      if (n == within) {
+        c.impl = *i;
+        c.backend = (*i)->backend;
+        c.variant = *v;
+      }
   }
   ck_assert_msg(c.backend != NULL, "internal: no combo %d", index);
   return c;

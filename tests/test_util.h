@@ -50,19 +50,20 @@ int cg_test_dir_entries(const char *path);
 /* Case-insensitive substring test, written independently of the library's. */
 bool cg_test_contains_nocase(const char *haystack, const char *needle);
 
-/* What a looped backend test runs: one backend variant of a workload on one device. Host
- * combos come first (device -1, once each), then every OpenCL combo on device 0, on device 1, ...
- * variants_of gives a backend's variants of the workload (NULL when it lacks it). The device
- * count comes from a forked child (cg_test_device_count), so building a suite touches no driver. */
+/* What a looped backend test runs: one implementation's variant of a workload on one device.
+ * Host combos come first (device -1, once each), then every OpenCL combo on device 0, on device
+ * 1, ... The device count comes from a forked child (cg_test_device_count), so building a suite
+ * touches no driver. */
 typedef struct cg_test_combo {
+  const cg_impl *impl;
   const cg_backend *backend;
   const char *variant;
   int device; /* index in the device list; -1 for host backends */
 } cg_test_combo;
-int cg_test_combo_count(cg_variants_of variants_of, bool with_host);
+int cg_test_combo_count(const char *workload, bool with_host);
 /* Variants of the workload over the host backends (opencl false) or the OpenCL ones. */
-int cg_test_variant_count(cg_variants_of variants_of, bool opencl);
-cg_test_combo cg_test_combo_at(cg_variants_of variants_of, int index, bool with_host);
+int cg_test_variant_count(const char *workload, bool opencl);
+cg_test_combo cg_test_combo_at(const char *workload, int index, bool with_host);
 /* "backend/variant on <device name>" */
 const char *cg_test_combo_name(const cg_test_combo *c, const cg_device_list *list, char *buf,
                                size_t n);

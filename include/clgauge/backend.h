@@ -62,8 +62,6 @@ typedef struct cg_run {
   const void *arg; /* the workload's own per-run input (linear: the epoch's order), or NULL */
 } cg_run;
 
-enum { CG_MAX_SPLIT = 24 };
-
 /* What a finished run tells the engine. Every time is NAN where it does not apply. */
 typedef struct cg_run_result {
   double device_ms;         /* the run's device time, from the backend's timers */

@@ -16,4 +16,7 @@ typedef struct cg_kernel_time {
   double ms;
 } cg_kernel_time;
 
+/* The most commands of one iteration that a split keeps. */
+enum { CG_MAX_SPLIT = 24 };
+
 #endif

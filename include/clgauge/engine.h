@@ -42,6 +42,9 @@ typedef struct cg_selection {
   const char *kernel_dir;      /* NULL: the embedded kernels */
   const char *binary_cache;    /* NULL: none */
   const cg_kernel_overrides *overrides; /* may be NULL */
+  const char *const *scope;    /* the workloads of the whole run (NULL-terminated), over which
+                                  --backend and --variant names are checked (a suite accepts a
+                                  variant that any workload has); NULL: the job's own */
 } cg_selection;
 
 /* Check the job's values, the selection, and the sizes against the device (NULL when there is

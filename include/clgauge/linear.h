@@ -6,7 +6,8 @@
 
 #include <stdint.h>
 
-#include "clgauge/workload.h"
+/* The descriptor (workload.h); this header declares only what implementations receive. */
+struct cg_workload;
 
 enum { CG_LINEAR_MAX_DIM = 1 << 24 };
 
@@ -52,6 +53,6 @@ typedef struct cg_linear_tensors {
  * the same for every backend. Returns a malloc'd epochs x samples array, or NULL. */
 int *cg_linear_orders(int samples, int epochs, uint64_t seed);
 
-extern const cg_workload cg_workload_linear;
+extern const struct cg_workload cg_workload_linear;
 
 #endif

@@ -4,7 +4,8 @@
 #ifndef CLGAUGE_MATMUL_H
 #define CLGAUGE_MATMUL_H
 
-#include "clgauge/workload.h"
+/* The descriptor (workload.h); this header declares only what implementations receive. */
+struct cg_workload;
 
 enum { CG_MATMUL_MAX_DIM = 1 << 20 };
 
@@ -22,6 +23,6 @@ typedef struct cg_matmul_outputs {
   float *c;
 } cg_matmul_outputs;
 
-extern const cg_workload cg_workload_matmul;
+extern const struct cg_workload cg_workload_matmul;
 
 #endif

@@ -6,7 +6,8 @@
 
 #include <stdbool.h>
 
-#include "clgauge/workload.h"
+/* The descriptor (workload.h); this header declares only what implementations receive. */
+struct cg_workload;
 
 enum { CG_MLP_MAX_DIM = 1 << 20 };
 
@@ -39,6 +40,6 @@ typedef struct cg_mlp_tensors {
   float *x, *t, *w1, *w2, *w3, *g3;
 } cg_mlp_tensors;
 
-extern const cg_workload cg_workload_mlp;
+extern const struct cg_workload cg_workload_mlp;
 
 #endif

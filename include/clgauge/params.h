@@ -4,6 +4,7 @@
 #define CLGAUGE_PARAMS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "clgauge/error.h"
 
@@ -14,7 +15,8 @@ typedef enum cg_param_kind {
 } cg_param_kind;
 
 typedef struct cg_param_desc {
-  const char *name;        /* the option is --name, the key in the results' params */
+  const char *name;        /* the key in the results' params; the option is --name with '_' as
+                              '-' (print_every: --print-every) */
   cg_param_kind kind;
   double dflt, min, max;
   const char *metavar;     /* "N" in "--n N"; unused for flags */
@@ -38,6 +40,9 @@ typedef struct cg_params {
   double v[CG_MAX_PARAMS];
   bool given[CG_MAX_PARAMS]; /* set explicitly (by a user, a preset or a sweep), not defaulted */
 } cg_params;
+
+/* "--name" of a parameter, with '-' for '_', into buf. */
+const char *cg_param_option(const cg_param_desc *d, char *buf, size_t size);
 
 /* Every parameter at its default. */
 void cg_params_init(cg_params *p, const cg_param_desc *desc, int count);

@@ -5,7 +5,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "clgauge/backend.h"
+#include "clgauge/linear.h"
+#include "clgauge/mlp.h"
 
 /* C (m x n) = A (m x k) * B (k x n), row-major fp32, through OpenBLAS cblas_sgemm. */
 void cg_ref_sgemm(int m, int n, int k, const float *A, const float *B, float *C);
@@ -17,7 +18,7 @@ double cg_rel_error(const float *out, const float *ref, size_t n);
 /* Tolerance for the relative error of an fp32 dot-product-based result over k terms. */
 double cg_matmul_tolerance(int k);
 
-/* The mlp training step of backend.h on the host: OpenBLAS for the products, loops for the rest.
+/* The mlp training step of mlp.h on the host: OpenBLAS for the products, loops for the rest.
  * The cpu backend runs it, and it is the reference of the OpenCL backends. */
 typedef struct cg_ref_mlp {
   cg_mlp_setup setup;
@@ -37,7 +38,7 @@ void cg_ref_mlp_free(cg_ref_mlp *mlp);
  * maximum subtracted). Writes g = (softmax - onehot(label)) / n and returns the mean loss. */
 double cg_ref_softmax_xent(const float *logits, int n, int classes, const int *labels, float *g);
 
-/* One SGD step of the linear classifier of backend.h on the rows idx[0..n) of x: gathers them
+/* One SGD step of the linear classifier of linear.h on the rows idx[0..n) of x: gathers them
  * into xb (n x F scratch) and their labels into batch_labels (n), uses logits (n x C scratch),
  * updates w and b; returns the mean loss. */
 double cg_ref_linear_step(const cg_linear_setup *setup, const float *x, const int *labels,

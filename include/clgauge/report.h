@@ -6,15 +6,19 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "clgauge/clock.h"
 #include "clgauge/device.h"
 #include "clgauge/error.h"
-#include "clgauge/clock.h"
-#include "clgauge/events.h"
+#include "clgauge/kernel_config.h"
+#include "clgauge/params.h"
 #include "clgauge/stats.h"
 
 /* 2: phases.compile.driver_cache, compile kind "cache", and per-batch device times in the runs of
- * linear records (batch_upload_device_ms, batch_compute_device_ms) */
-#define CG_REPORT_SCHEMA "clgauge.results/2"
+ * linear records (batch_upload_device_ms, batch_compute_device_ms).
+ * 3: each record's "kernel" (build options, and each kernel parameter with its value and origin:
+ * default, fallback, override, tuned), "reference" (the record is the reference the others are
+ * verified against) and "group" (a sweep point's label, or null). */
+#define CG_REPORT_SCHEMA "clgauge.results/3"
 
 typedef enum cg_status {
   CG_STATUS_OK,
@@ -39,16 +43,21 @@ typedef struct cg_run_sample {
   double batch_compute_ms; /* device time of the kernels per batch (linear); NAN otherwise */
 } cg_run_sample;
 
-enum { CG_MAX_PARAMS = 12, CG_MAX_SPLIT = 24 };
+/* A record keeps its workload's parameters and the seed. */
+enum { CG_MAX_RECORD_PARAMS = CG_MAX_PARAMS + 1 };
 
 /* Times are NAN where a phase does not apply or was not reached. */
 typedef struct cg_record {
   char workload[16], backend[16], variant[24];
-  char transfer[16]; /* how batches reach the device (linear); empty otherwise */
-  bool host_backend; /* runs on the host CPU without OpenCL: the reference others compare with */
+  char mode[16];     /* the workload's mode (linear: how batches reach the device); empty
+                        otherwise; "transfer" in the JSON */
+  bool host_backend; /* runs on the host CPU without OpenCL */
+  bool reference;    /* its backend is the reference that the others are verified against */
+  char group[32];    /* a sweep point's label ("hidden 64"); empty outside a sweep */
+  double sweep_value; /* the sweep point's size; NAN outside a sweep */
   char device[256], vendor[128], platform[128], driver[128], cl_version[128];
   const char *device_type;
-  cg_param params[CG_MAX_PARAMS];
+  cg_param params[CG_MAX_RECORD_PARAMS];
   int nparams;
   cg_status status;
   char reason[1024];
@@ -64,6 +73,7 @@ typedef struct cg_record {
                               "none" */
   char driver_cache[16];   /* the driver's own kernel cache: "on", "off", "unknown"; empty when
                               nothing was compiled on a device */
+  cg_kernel_config kernel; /* the kernel parameters that ran, with their origins */
   double upload_ms;
   cg_run_sample first;     /* run 0, lazy work included */
   cg_run_sample *runs;     /* every timed run, run 0 first */
@@ -106,6 +116,11 @@ double cg_record_param(const cg_record *rec, const char *name); /* NAN when abse
 /* Set status and reason (printf-style); reason may be NULL. */
 void cg_record_set_status(cg_record *rec, cg_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* A time per iteration (NAN for no iterations), and a rate in G per second (FLOPs or bytes over
+ * milliseconds; NAN for no time). */
+double cg_per_iter(double ms, int iters);
+double cg_gflops(double amount, double ms);
 
 /* The whole report as JSON text (malloc'd), or NULL when out of memory. */
 char *cg_report_json(const cg_report *report);

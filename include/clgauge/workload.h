@@ -26,6 +26,7 @@ typedef struct cg_preset {
 /* A sweep: the workload run at each size of a list, every backend at each size. */
 typedef struct cg_sweep_desc {
   const char *option;             /* the option is --option LIST */
+  const char *label;              /* a point's name in the report: "<label> <size>" */
   const char *help;
   const char *const *params;      /* set to each size of the list (NULL-terminated) */
   const cg_param_value *defaults; /* other parameters' values in a sweep where not given */

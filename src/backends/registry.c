@@ -1,4 +1,6 @@
-/* The list of backends: the one place that names them all. */
+/* The lists of backends and of their implementations: the one place that names them all, and
+ * the selection of backends and variants. */
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -12,9 +14,31 @@ const cg_backend *const *cg_backend_all(void) {
   return all;
 }
 
+/* One line per workload: its implementations, in backend order. */
+const cg_impl *const *cg_impl_all(void) {
+  static const cg_impl *all[16];
+  static const cg_impl *const listed[] = {
+      &cg_cpu_matmul, &cg_clblast_matmul, &cg_cl_matmul,
+      &cg_cpu_mlp,    &cg_clblast_mlp,    &cg_cl_mlp,
+      &cg_cpu_linear, &cg_clblast_linear, &cg_cl_linear,
+      NULL};
+  /* TRANSITION: skip implementations not linked in yet */
+  int n = 0;
+  for (int i = 0; listed[i] || i < 9; ++i)
+    if (listed[i]) all[n++] = listed[i];
+  all[n] = NULL;
+  return (const cg_impl *const *)all;
+}
+
 const cg_backend *cg_backend_find(const char *name) {
   for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
     if (strcmp((*b)->name, name) == 0) return *b;
+  return NULL;
+}
+
+const cg_impl *cg_impl_find(const cg_backend *backend, const char *workload) {
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i)
+    if ((*i)->backend == backend && strcmp((*i)->workload, workload) == 0) return *i;
   return NULL;
 }
 
@@ -25,9 +49,17 @@ int cg_variant_index(const char *const *variants, const char *variant) {
 }
 
 static bool in_list(const char *const *list, const char *name) {
-  for (int i = 0; list && list[i]; ++i)
-    if (strcmp(list[i], name) == 0) return true;
-  return false;
+  return cg_variant_index(list, name) >= 0;
+}
+
+bool cg_impl_has_mode(const cg_impl *impl, const char *mode) {
+  return !mode || !impl->modes || in_list(impl->modes, mode);
+}
+
+void cg_run_result_init(cg_run_result *r) {
+  memset(r, 0, sizeof *r);
+  r->device_ms = r->loss = r->batch_upload_ms = r->batch_compute_ms = r->hidden_share = NAN;
+  r->launches = -1;
 }
 
 bool cg_backend_selected(const char *const *requested, const cg_backend *backend) {
@@ -43,7 +75,7 @@ bool cg_variant_selected(const char *const *requested, const char *const *availa
 }
 
 cg_rc cg_selection_check(const char *const *backends, const char *const *variants,
-                         cg_variants_of variants_of, cg_error *err) {
+                         const char *const *workloads, cg_error *err) {
   cg_rc rc = CG_OK;
   for (int i = 0; backends && backends[i]; ++i) {
     const cg_backend *b = cg_backend_find(backends[i]);
@@ -55,27 +87,21 @@ cg_rc cg_selection_check(const char *const *backends, const char *const *variant
       CG_CHECK(0, CG_BAD_INPUT, "--backend: unknown backend '%s' (backends: %s)", backends[i],
                names);
     }
-    CG_CHECK(variants_of(b), CG_BAD_INPUT, "--backend: backend '%s' lacks this workload",
-             backends[i]);
+    bool any = false;
+    for (int w = 0; workloads[w]; ++w) any |= cg_impl_find(b, workloads[w]) != NULL;
+    CG_CHECK(any, CG_BAD_INPUT, "--backend: backend '%s' lacks this workload", backends[i]);
   }
   for (int v = 0; variants && variants[v]; ++v) {
     bool found = false;
-    for (const cg_backend *const *b = cg_backend_all(); *b && !found; ++b)
-      if (cg_backend_selected(backends, *b) && variants_of(*b))
-        found = cg_variant_index(variants_of(*b), variants[v]) >= 0;
+    for (const cg_impl *const *i = cg_impl_all(); *i && !found; ++i) {
+      bool listed = false;
+      for (int w = 0; workloads[w]; ++w) listed |= strcmp((*i)->workload, workloads[w]) == 0;
+      found = listed && cg_backend_selected(backends, (*i)->backend) &&
+              in_list((*i)->variants, variants[v]);
+    }
     CG_CHECK(found, CG_BAD_INPUT, "--variant: no selected backend has a variant '%s'",
              variants[v]);
   }
 cleanup:
   return rc;
-}
-
-const char *cg_transfer_name(cg_transfer transfer) {
-  switch (transfer) {
-  case CG_TRANSFER_PAGEABLE: return "pageable";
-  case CG_TRANSFER_PINNED: return "pinned";
-  case CG_TRANSFER_RESIDENT: return "resident";
-  case CG_TRANSFER_HOST: return "host";
-  }
-  return "?";
 }

@@ -1,5 +1,5 @@
-/* The matmul workload: inputs, the phase-by-phase timing of each backend and variant, and
- * verification against the CPU reference. */
+/* The matmul workload's descriptor: C = A*B in fp32, `loops` products per run, verified against
+ * OpenBLAS on the same inputs. */
 #include "clgauge/matmul.h"
 
 #include <math.h>
@@ -7,174 +7,162 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clgauge/backend.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
-#include "clgauge/clock.h"
-#include "clgauge/events.h"
-#include "clgauge/stats.h"
-#include "workloads/common.h"
+#include "clgauge/workload.h"
 
-void cg_matmul_defaults(cg_matmul_config *cfg) {
-  memset(cfg, 0, sizeof *cfg);
-  cfg->m = cfg->n = cfg->k = 1000;
-  cfg->loops = 10;
-  cfg->runs = 10;
-  cfg->warmup = 0;
-  cfg->seed = 42;
-}
+enum { P_M, P_N, P_K, P_LOOPS, P_RUNS, P_WARMUP, P_COUNT };
 
-static const char *const *matmul_variants(const cg_backend *b) {
-  return b->matmul ? b->matmul->variants : NULL;
-}
+static const char *const n_sets[] = {"m", "k", NULL};
+static const cg_param_desc params[P_COUNT] = {
+    {"m", CG_PARAM_INT, 1000, 1, CG_MATMUL_MAX_DIM, "M", "rows of A and C (set after --n)", NULL},
+    {"n", CG_PARAM_INT, 1000, 1, CG_MATMUL_MAX_DIM, "N", "square size: m = n = k = N", n_sets},
+    {"k", CG_PARAM_INT, 1000, 1, CG_MATMUL_MAX_DIM, "K", "columns of A, rows of B (set after --n)",
+     NULL},
+    {"loops", CG_PARAM_INT, 10, 1, 1000000, "L", "products per run", NULL},
+    {"runs", CG_PARAM_INT, 10, 1, 1000000, "R", "timed runs; run 0 is 'first', runs 1.. 'steady'",
+     NULL},
+    {"warmup", CG_PARAM_INT, 0, 0, 1000000, "W",
+     "untimed runs between run 0 and the steady runs", NULL},
+};
 
-static bool any_opencl_backend(const cg_matmul_config *cfg) {
-  for (const cg_backend *const *b = cg_backend_all(); *b; ++b)
-    if ((*b)->uses_opencl && (*b)->matmul && cg_backend_selected(cfg->backends, *b)) return true;
-  return false;
+struct cg_workload_data {
+  cg_matmul_shape shape;
+  int loops, runs, warmup;
+  float *a, *b, *ref, *out;
+  cg_matmul_inputs inputs;
+  cg_matmul_outputs outputs;
+};
+
+static cg_matmul_shape shape_of(const cg_params *p) {
+  return (cg_matmul_shape){(int)p->v[P_M], (int)p->v[P_N], (int)p->v[P_K]};
 }
 
 static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
-cg_rc cg_matmul_validate(const cg_matmul_config *cfg, const cg_device_info *device,
-                         cg_error *err) {
+static cg_rc validate(const cg_params *p, const bool *modes, const cg_device_info *device,
+                      cg_error *err) {
   cg_rc rc = CG_OK;
+  const cg_matmul_shape s = shape_of(p);
   const struct {
-    const char *opt;
-    int value, min, max;
-  } ranges[] = {{"--m", cfg->m, 1, CG_MATMUL_MAX_DIM},   {"--n", cfg->n, 1, CG_MATMUL_MAX_DIM},
-                {"--k", cfg->k, 1, CG_MATMUL_MAX_DIM},   {"--loops", cfg->loops, 1, 1000000},
-                {"--runs", cfg->runs, 1, 1000000},       {"--warmup", cfg->warmup, 0, 1000000}};
-  for (size_t i = 0; i < sizeof ranges / sizeof ranges[0]; ++i)
-    CG_CHECK(ranges[i].value >= ranges[i].min && ranges[i].value <= ranges[i].max, CG_BAD_INPUT,
-             "%s %d: out of range (%d..%d)", ranges[i].opt, ranges[i].value, ranges[i].min,
-             ranges[i].max);
-  CG_TRY(cg_selection_check(cfg->backends, cfg->variants, matmul_variants, err));
-  if (device && any_opencl_backend(cfg)) {
-    const struct {
-      const char *name;
-      double bytes;
-    } mats[] = {{"A", (double)cfg->m * cfg->k * 4}, {"B", (double)cfg->k * cfg->n * 4},
-                {"C", (double)cfg->m * cfg->n * 4}};
-    char size[80];
-    if (cfg->m == cfg->n && cfg->n == cfg->k)
-      snprintf(size, sizeof size, "--n %d", cfg->n);
-    else
-      snprintf(size, sizeof size, "--m %d --n %d --k %d", cfg->m, cfg->n, cfg->k);
-    double total = 0;
-    for (int i = 0; i < 3; ++i) {
-      total += mats[i].bytes;
-      CG_CHECK(mats[i].bytes <= (double)device->max_alloc, CG_BAD_INPUT,
-               "%s: matrix %s needs %.3g GiB, device '%s' allows %.3g GiB per allocation", size,
-               mats[i].name, gib(mats[i].bytes), device->name, gib((double)device->max_alloc));
-    }
-    CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
-             "%s: the matrices need %.3g GiB, device '%s' has %.3g GiB", size, gib(total),
-             device->name, gib((double)device->global_mem));
+    const char *name;
+    double bytes;
+  } mats[] = {{"A", 4.0 * s.m * s.k}, {"B", 4.0 * s.k * s.n}, {"C", 4.0 * s.m * s.n}};
+  char size[80];
+  if (s.m == s.n && s.n == s.k)
+    snprintf(size, sizeof size, "--n %d", s.n);
+  else
+    snprintf(size, sizeof size, "--m %d --n %d --k %d", s.m, s.n, s.k);
+  if (!device) goto cleanup;
+  double total = 0;
+  for (int i = 0; i < 3; ++i) {
+    total += mats[i].bytes;
+    CG_CHECK(mats[i].bytes <= (double)device->max_alloc, CG_BAD_INPUT,
+             "%s: matrix %s needs %.3g GiB, device '%s' allows %.3g GiB per allocation", size,
+             mats[i].name, gib(mats[i].bytes), device->name, gib((double)device->max_alloc));
   }
+  CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
+           "%s: the matrices need %.3g GiB, device '%s' has %.3g GiB", size, gib(total),
+           device->name, gib((double)device->global_mem));
 cleanup:
   return rc;
 }
 
-/* One record: open the device, prepare, upload, run, download, verify. Every failure lands in the
- * record; nothing here stops the other records. */
-static void run_record(const cg_matmul_config *cfg, const cg_backend *backend,
-                       const char *variant, const cg_device_info *info, const float *A,
-                       const float *B, const float *ref, float *out, cg_record *rec, const progress_hook *hook) {
-  cg_error error = {0}, *err = &error;
-  cg_rc rc = CG_OK;
-  cg_device *dev = NULL;
-  void *state = NULL;
-  run_timer timer = {0};
-  const cg_matmul_ops *ops = backend->matmul;
-  const cg_matmul_shape shape = {cfg->m, cfg->n, cfg->k};
-
-  CG_TRY(run_timer_open(&timer, rec, cfg->runs, backend, info, hook, &dev, err));
-  cg_backend_env env = {dev, cfg->programs};
-  cg_compile_info compile = {NAN, "none"};
-  CG_TRY(ops->prepare(&env, variant, shape, &state, &compile, err));
-  record_compile(rec, &compile, info);
-
-  uint64_t t0 = cg_now_ns();
-  CG_TRY(ops->upload(state, A, B, err));
-  rec->upload_ms = cg_ns_to_ms(cg_now_ns() - t0);
-
-  /* run 0, then the untimed warm-up runs, then the steady runs */
-  for (int r = 0; r < cfg->runs + cfg->warmup; ++r) {
-    const int kind = r == 0 ? RUN_FIRST : r <= cfg->warmup ? RUN_UNTIMED : RUN_STEADY;
-    if (r == 1 + cfg->warmup) run_timer_steady_begin(&timer);
-    cg_device_span span = {0};
-    run_timer_begin(&timer);
-    rc = ops->enqueue(state, cfg->loops, &span, &rec->launches_per_iter, err);
-    run_timer_enqueued(&timer);
-    if (rc == CG_OK) rc = ops->finish(state, err);
-    run_timer_end(&timer, rc == CG_OK ? kind : RUN_UNTIMED, cfg->loops, &span);
-    if (rc != CG_OK) goto cleanup;
-  }
-  run_timer_close(&timer);
-
-  size_t elems = (size_t)cfg->m * (size_t)cfg->n;
-  for (size_t i = 0; i < elems; ++i) out[i] = NAN;
-  t0 = cg_now_ns();
-  CG_TRY(ops->download(state, out, err));
-  rec->download_ms = cg_ns_to_ms(cg_now_ns() - t0);
-  rec->verify_error = cg_rel_error(out, ref, elems);
-  rec->verify_tolerance = cg_matmul_tolerance(cfg->k);
-  if (!(rec->verify_error <= rec->verify_tolerance))
-    cg_record_set_status(rec, CG_STATUS_ERROR,
-                         "wrong result: relative error %.3g exceeds the tolerance %.3g",
-                         rec->verify_error, rec->verify_tolerance);
-
-cleanup:
-  fail_record(rec, rc, &error);
-  if (timer.rec) run_timer_close(&timer);
-  if (state) ops->release(state);
-  cg_device_close(dev);
+static void destroy(cg_workload_data *d) {
+  if (!d) return;
+  free(d->a);
+  free(d->b);
+  free(d->ref);
+  free(d->out);
+  free(d);
 }
 
-cg_rc cg_matmul_run(const cg_matmul_config *cfg, const cg_device_info *device, cg_report *report,
-                    cg_progress_fn progress, void *progress_ctx, cg_error *err) {
+static cg_rc create(const cg_params *p, uint64_t seed, cg_workload_data **out, cg_error *err) {
   cg_rc rc = CG_OK;
-  float *A = NULL, *B = NULL, *ref = NULL, *out = NULL;
-  const size_t na = (size_t)cfg->m * cfg->k, nb = (size_t)cfg->k * cfg->n,
-               nc = (size_t)cfg->m * cfg->n;
-  A = malloc(na * sizeof *A);
-  B = malloc(nb * sizeof *B);
-  ref = malloc(nc * sizeof *ref);
-  out = malloc(nc * sizeof *out);
-  CG_CHECK(A && B && ref && out, CG_ERROR, "out of host memory for %dx%dx%d matrices (%.3g GiB)",
-           cfg->m, cfg->n, cfg->k, gib((double)(na + nb + 2 * nc) * 4));
+  cg_workload_data *d = calloc(1, sizeof *d);
+  CG_CHECK(d, CG_ERROR, "out of host memory");
+  d->shape = shape_of(p);
+  d->loops = (int)p->v[P_LOOPS];
+  d->runs = (int)p->v[P_RUNS];
+  d->warmup = (int)p->v[P_WARMUP];
+  const cg_matmul_shape s = d->shape;
+  const size_t na = (size_t)s.m * s.k, nb = (size_t)s.k * s.n, nc = (size_t)s.m * s.n;
+  d->a = malloc(na * sizeof *d->a);
+  d->b = malloc(nb * sizeof *d->b);
+  d->ref = malloc(nc * sizeof *d->ref);
+  d->out = malloc(nc * sizeof *d->out);
+  CG_CHECK(d->a && d->b && d->ref && d->out, CG_ERROR,
+           "out of host memory for %dx%dx%d matrices (%.3g GiB)", s.m, s.n, s.k,
+           gib((double)(na + nb + 2 * nc) * 4));
   cg_rng rng;
-  cg_rng_seed(&rng, cfg->seed);
-  cg_rng_fill_normal(&rng, A, na);
-  cg_rng_fill_normal(&rng, B, nb);
-  cg_ref_sgemm(cfg->m, cfg->n, cfg->k, A, B, ref);
-
-  record_plan plan[CG_MAX_RECORDS];
-  const int total = plan_records(matmul_variants, cfg->backends, cfg->variants, plan,
-                                 CG_MAX_RECORDS);
-  for (int i = 0; i < total; ++i) {
-    cg_record *rec = start_record(report, "matmul", &plan[i], device);
-    CG_CHECK(rec, CG_ERROR, "out of memory");
-    cg_record_add_param(rec, "m", cfg->m);
-    cg_record_add_param(rec, "n", cfg->n);
-    cg_record_add_param(rec, "k", cfg->k);
-    cg_record_add_param(rec, "loops", cfg->loops);
-    cg_record_add_param(rec, "runs", cfg->runs);
-    cg_record_add_param(rec, "warmup", cfg->warmup);
-    cg_record_add_param(rec, "seed", (double)cfg->seed);
-    rec->flops_per_iter = 2.0 * cfg->m * cfg->n * (double)cfg->k;
-    rec->bytes_per_iter = 4.0 * ((double)na + nb + nc);
-    rec->iters_per_run = cfg->loops;
-    const progress_hook hook = {progress, progress_ctx, i, total};
-    if (progress) progress(progress_ctx, i, total, rec);
-    if (rec->status == CG_STATUS_OK)
-      run_record(cfg, plan[i].backend, plan[i].variant, device, A, B, ref, out, rec, &hook);
-  }
+  cg_rng_seed(&rng, seed);
+  cg_rng_fill_normal(&rng, d->a, na);
+  cg_rng_fill_normal(&rng, d->b, nb);
+  d->inputs = (cg_matmul_inputs){d->a, d->b};
+  d->outputs = (cg_matmul_outputs){d->out};
+  *out = d;
+  d = NULL;
 cleanup:
-  free(A);
-  free(B);
-  free(ref);
-  free(out);
+  destroy(d);
   return rc;
 }
+
+static double flops_per_iter(const cg_params *p) {
+  return 2.0 * p->v[P_M] * p->v[P_N] * p->v[P_K];
+}
+static double bytes_per_iter(const cg_params *p) {
+  return 4.0 * (p->v[P_M] * p->v[P_K] + p->v[P_K] * p->v[P_N] + p->v[P_M] * p->v[P_N]);
+}
+static int iters_per_run(const cg_params *p) { return (int)p->v[P_LOOPS]; }
+static int run_count(const cg_params *p) { return (int)(p->v[P_RUNS] + p->v[P_WARMUP]); }
+
+/* run 0, then the untimed warm-up runs, then the steady runs */
+static void run_at(const cg_workload_data *d, int r, cg_run *run) {
+  const cg_run_kind kind = r == 0 ? CG_RUN_FIRST : r <= d->warmup ? CG_RUN_UNTIMED : CG_RUN_STEADY;
+  *run = (cg_run){r, d->loops, kind, NULL};
+}
+
+static const void *problem(const cg_workload_data *d) { return &d->shape; }
+static const void *inputs(const cg_workload_data *d) { return &d->inputs; }
+static void *outputs(cg_workload_data *d) {
+  for (size_t i = 0; i < (size_t)d->shape.m * d->shape.n; ++i) d->out[i] = NAN;
+  return &d->outputs;
+}
+
+static cg_rc reference(cg_workload_data *d, cg_error *err) {
+  cg_ref_sgemm(d->shape.m, d->shape.n, d->shape.k, d->a, d->b, d->ref);
+  return CG_OK;
+}
+
+static void adopt_reference(cg_workload_data *d, const cg_record *rec) {
+  memcpy(d->ref, d->out, (size_t)d->shape.m * d->shape.n * sizeof *d->ref);
+}
+
+static void verify(const cg_workload_data *d, cg_record *rec) {
+  rec->verify_error = cg_rel_error(d->out, d->ref, (size_t)d->shape.m * d->shape.n);
+  cg_verify_verdict(rec, cg_matmul_tolerance(d->shape.k));
+}
+
+const cg_workload cg_workload_matmul = {
+    .name = "matmul",
+    .summary = "C = A*B (default n=1000, 10 products per run, 10 runs)",
+    .help = "C = A*B in fp32 on every backend, phase by phase: init (context), compile, upload,\n"
+            "first run (run 0), steady runs, download, and the error against OpenBLAS. Defaults\n"
+            "reproduce the TensorFlow eager report: n=1000, 10 products per run, 10 runs.\n",
+    .params = params,
+    .nparams = P_COUNT,
+    .validate = validate,
+    .create = create,
+    .destroy = destroy,
+    .flops_per_iter = flops_per_iter,
+    .bytes_per_iter = bytes_per_iter,
+    .iters_per_run = iters_per_run,
+    .run_count = run_count,
+    .run_at = run_at,
+    .problem = problem,
+    .inputs = inputs,
+    .outputs = outputs,
+    .reference = reference,
+    .adopt_reference = adopt_reference,
+    .verify = verify,
+};

@@ -1,13 +1,12 @@
-/* The cl backend's linear workload, variant "fused": two hand-written kernels of cl/linear.cl
- * per batch (forward with softmax and loss, then the update with the loss accumulation), in the
- * pageable, pinned and resident transfer modes of cl_linear_common. */
-#include <stdlib.h>
+/* The cl backend's implementation of the linear workload, variant "fused": two hand-written
+ * kernels of cl/linear.cl per batch (forward with softmax and loss, then the update with the loss
+ * accumulation), in the pageable, pinned and resident transfer modes of cl_linear_common. */
 
 #include "backends/backends.h"
 #include "backends/opencl/cl_linear_common.h"
 
 /* linear_forward, then linear_update: see cl/linear.cl for why two. */
-static cg_rc fused_compute(cg_cl_linear *l, const cg_cl_linear_batch *bt, cg_error *err) {
+static cg_rc fused_compute(cg_linear_device *l, const cg_cl_linear_batch *bt, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const cl_int n = bt->n, F = s.features, C = s.classes, gather = bt->gather;
@@ -36,12 +35,13 @@ cleanup:
   return rc;
 }
 
-static cg_rc cl_linear_prepare(const cg_backend_env *env, const char *variant,
-                               const cg_linear_setup *setup, void **state,
-                               cg_compile_info *compile, cg_error *err) {
+static cg_rc cl_linear_prepare(const cg_backend_env *env, const char *variant, const char *mode,
+                               const void *problem, void **state, cg_prepared *out,
+                               cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_cl_linear *l = NULL;
-  CG_TRY(cg_cl_linear_create(env, setup, false, &l, compile, err));
+  cg_linear_device *l = NULL;
+  CG_TRY(cg_cl_linear_create(env, mode, problem, false,
+                             CG_CL_LINEAR_FORWARD | CG_CL_LINEAR_UPDATE, &l, out, err));
   l->compute = fused_compute;
   l->launches = 2;
   *state = l;
@@ -50,15 +50,16 @@ cleanup:
 }
 
 static const char *const cl_linear_variants[] = {"fused", NULL};
-const cg_linear_ops cg_cl_linear_ops = {
+const cg_impl cg_cl_linear = {
+    .workload = "linear",
+    .backend = &cg_backend_cl,
     .variants = cl_linear_variants,
-    .transfers = cg_cl_linear_transfers,
+    .modes = cg_cl_linear_modes,
+    .kernel_params = cg_cl_linear_kernel_params,
     .prepare = cl_linear_prepare,
     .upload = cg_cl_linear_upload,
-    .enqueue_epoch = cg_cl_linear_enqueue_epoch,
+    .enqueue = cg_cl_linear_enqueue,
     .finish = cg_cl_linear_finish,
-    .read_epoch_loss = cg_cl_linear_read_epoch_loss,
-    .epoch_times = cg_cl_linear_epoch_times,
     .download = cg_cl_linear_download,
     .release = cg_cl_linear_release,
 };

@@ -1,8 +1,8 @@
-/* The clblast backend's linear workload, variant "sgemm": the logits product and the weight
- * update through CLBlastSgemm, the softmax, the bias update and (resident) the gather of the rows
- * through the kernels of cl/linear.cl, in the transfer modes of cl_linear_common. */
+/* The clblast backend's implementation of the linear workload, variant "sgemm": the logits
+ * product and the weight update through CLBlastSgemm, the softmax, the bias update and
+ * (resident) the gather of the rows through the kernels of cl/linear.cl, in the transfer modes of
+ * cl_linear_common. */
 #include <clblast_c.h>
-#include <stdlib.h>
 
 #include "backends/backends.h"
 #include "backends/opencl/cl_linear_common.h"
@@ -10,7 +10,7 @@
 /* The first command of a pinned batch must wait for the batch's upload on the other queue, and
  * CLBlast takes no wait list: a barrier on the compute queue waits instead (OpenCL 1.2), or on
  * 1.1 devices the host, which loses the overlap but keeps the order. */
-static cg_rc wait_for_upload(cg_cl_linear *l, cl_event upload, cg_error *err) {
+static cg_rc wait_for_upload(cg_linear_device *l, cl_event upload, cg_error *err) {
   cg_rc rc = CG_OK;
   if (l->cl12)
     CG_CL(clEnqueueBarrierWithWaitList, (l->queue, 1, &upload, NULL));
@@ -22,7 +22,7 @@ cleanup:
 
 /* CLBlast rows must be dense: copy the resident rows of the batch, and their labels, into the
  * batch buffer. */
-static cg_rc gather_rows(cg_cl_linear *l, const cg_cl_linear_batch *bt, cg_error *err) {
+static cg_rc gather_rows(cg_linear_device *l, const cg_cl_linear_batch *bt, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int n = bt->n, F = l->setup.shape.features;
   cl_kernel k = l->gather;
@@ -49,7 +49,7 @@ cleanup:
  * calls come from the events CLBlast hands back, which belong to the last kernel of each call:
  * where CLBlast splits a product into several kernels (padding, transposes) the others' time is
  * missing from compute_ms, though not from the span. */
-static cg_rc sgemm_compute(cg_cl_linear *l, const cg_cl_linear_batch *batch, cg_error *err) {
+static cg_rc sgemm_compute(cg_linear_device *l, const cg_cl_linear_batch *batch, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features, C = (size_t)s.classes;
@@ -91,32 +91,36 @@ cleanup:
 }
 
 static cg_rc clblast_linear_prepare(const cg_backend_env *env, const char *variant,
-                                    const cg_linear_setup *setup, void **state,
-                                    cg_compile_info *compile, cg_error *err) {
+                                    const char *mode, const void *problem, void **state,
+                                    cg_prepared *out, cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_cl_linear *l = NULL;
+  cg_linear_device *l = NULL;
+  const bool resident = cg_transfer_from_name(mode) == CG_TRANSFER_RESIDENT;
+  const unsigned kernels =
+      CG_CL_LINEAR_ROWS | CG_CL_LINEAR_UPDATE | (resident ? CG_CL_LINEAR_GATHER : 0u);
   /* compile covers cl/linear.cl; CLBlast compiles its own kernels inside its first call, so that
    * time lands in the first epoch. */
-  CG_TRY(cg_cl_linear_create(env, setup, true, &l, compile, err));
+  CG_TRY(cg_cl_linear_create(env, mode, problem, true, kernels, &l, out, err));
   l->compute = sgemm_compute;
   /* Our own kernels plus one per CLBlast call (CLBlast may launch more than one kernel per
    * call, depending on the shape): sgemm, softmax, sgemm, bias, and the gather when resident. */
-  l->launches = setup->transfer == CG_TRANSFER_RESIDENT ? 5 : 4;
+  l->launches = resident ? 5 : 4;
   *state = l;
 cleanup:
   return rc;
 }
 
 static const char *const clblast_linear_variants[] = {"sgemm", NULL};
-const cg_linear_ops cg_clblast_linear_ops = {
+const cg_impl cg_clblast_linear = {
+    .workload = "linear",
+    .backend = &cg_backend_clblast,
     .variants = clblast_linear_variants,
-    .transfers = cg_cl_linear_transfers,
+    .modes = cg_cl_linear_modes,
+    .kernel_params = cg_cl_linear_kernel_params,
     .prepare = clblast_linear_prepare,
     .upload = cg_cl_linear_upload,
-    .enqueue_epoch = cg_cl_linear_enqueue_epoch,
+    .enqueue = cg_cl_linear_enqueue,
     .finish = cg_cl_linear_finish,
-    .read_epoch_loss = cg_cl_linear_read_epoch_loss,
-    .epoch_times = cg_cl_linear_epoch_times,
     .download = cg_cl_linear_download,
     .release = cg_cl_linear_release,
 };

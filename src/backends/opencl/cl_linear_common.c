@@ -1,48 +1,29 @@
-/* The parts of the linear workload's OpenCL backends that do not depend on how a batch is
- * computed: buffers, kernels, transfer modes, the epoch loop, events and device times. */
+/* The parts of the linear workload's OpenCL implementations that do not depend on how a batch is
+ * computed: buffers, kernels and their configuration, transfer modes, the epoch loop, events and
+ * device times. */
 #include "backends/opencl/cl_linear_common.h"
-#include "backends/backends.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "clgauge/program.h"
 #include "clgauge/clock.h"
 #include "clgauge/events.h"
-#include "clgauge/stats.h"
+#include "clgauge/program.h"
 
-const cg_transfer cg_cl_linear_transfers[] = {CG_TRANSFER_PAGEABLE, CG_TRANSFER_PINNED,
-                                              CG_TRANSFER_RESIDENT, CG_TRANSFER_HOST};
+const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
+const char *const cg_cl_linear_kernel_params[] = {"GROUP", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
-static size_t pow2_at_most(size_t x) {
-  size_t p = 1;
-  while (p * 2 <= x) p *= 2;
-  return p;
-}
-
-static cg_rc create_buffer(cg_cl_linear *l, const char *what, size_t bytes, cl_mem_flags flags,
-                           cl_mem *out, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cl_int code = CL_SUCCESS;
-  CG_CHECK(bytes <= l->info->max_alloc, CG_UNSUPPORTED,
-           "%s needs %.4g MiB, device '%s' allows %.4g MiB per allocation", what, mib(bytes),
-           l->info->name, mib((double)l->info->max_alloc));
-  *out = clCreateBuffer(l->context, flags, bytes, NULL, &code);
-  CG_CL_CHECK(clCreateBuffer, code);
-cleanup:
-  return rc;
-}
-
 /* The largest power of two not above cap, the device's and the kernel's limits: a driver may
- * allow a kernel fewer work-items than the device maximum (rusticl on llvmpipe: 32). */
-static cg_rc pick_local(cg_cl_linear *l, cl_kernel kernel, size_t cap, size_t local_per_item,
-                        size_t *out, cg_error *err) {
+ * allow a kernel fewer work-items than the device maximum (rusticl on llvmpipe: 32). A size
+ * below the power of two of cap alone is a fallback to those limits. */
+static cg_rc pick_local(cg_linear_device *l, cl_kernel kernel, size_t cap, size_t local_per_item,
+                        size_t *out, cg_origin *origin, cg_error *err) {
   cg_rc rc = CG_OK;
   size_t kernel_wg = 0;
   CG_CL(clGetKernelWorkGroupInfo, (kernel, l->info->id, CL_KERNEL_WORK_GROUP_SIZE,
@@ -53,7 +34,8 @@ static cg_rc pick_local(cg_cl_linear *l, cl_kernel kernel, size_t cap, size_t lo
   if (local_per_item && l->info->local_mem / local_per_item < lim)
     lim = (size_t)(l->info->local_mem / local_per_item);
   CG_CHECK(lim >= 1, CG_UNSUPPORTED, "the device allows no work-group for the linear kernels");
-  *out = pow2_at_most(lim);
+  *out = cg_pow2_floor(lim);
+  *origin = *out < cg_pow2_floor(cap) ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
 cleanup:
   return rc;
 }
@@ -67,7 +49,7 @@ cleanup:
   return rc;
 }
 
-static void release_events(cg_cl_linear *l) {
+static void release_events(cg_linear_device *l) {
   for (int i = 0; i < l->nevents; ++i)
     if (l->events[i]) clReleaseEvent(l->events[i]);
   l->nevents = 0;
@@ -79,22 +61,22 @@ static void release_events(cg_cl_linear *l) {
 }
 
 void cg_cl_linear_release(void *state) {
-  cg_cl_linear *l = state;
+  cg_linear_device *l = state;
   if (!l) return;
   if (l->queue) clFinish(l->queue);
   if (l->upload_q) clFinish(l->upload_q);
   release_events(l);
+  cg_device_span_release(&l->span);
   free(l->events);
   free(l->kinds);
   for (int s = 0; s < 2; ++s)
     if (l->staging_ptr[s])
       clEnqueueUnmapMemObject(l->queue, l->staging[s], l->staging_ptr[s], 0, NULL, NULL);
   if (l->queue) clFinish(l->queue);
-  cl_mem mems[] = {l->w,           l->b,           l->g,          l->rowloss,
-                   l->loss,        l->dev_batch[0], l->dev_batch[1], l->x,
-                   l->labels,      l->order,       l->staging[0], l->staging[1]};
-  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i)
-    if (mems[i]) clReleaseMemObject(mems[i]);
+  cl_mem *mems[] = {&l->w,           &l->b,           &l->g,          &l->rowloss,
+                    &l->loss,        &l->dev_batch[0], &l->dev_batch[1], &l->x,
+                    &l->labels,      &l->order,       &l->staging[0], &l->staging[1]};
+  for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) cg_cl_release_mem(mems[i]);
   cl_kernel kernels[] = {l->forward, l->softmax, l->update, l->gather};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
@@ -104,21 +86,59 @@ void cg_cl_linear_release(void *state) {
   free(l);
 }
 
-cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setup,
-                          bool dense_resident, cg_cl_linear **out, cg_compile_info *compile,
+/* pinned: batches per upload. By default no more than the epoch has, nor than one allocation
+ * holds (a fallback below CG_CL_LINEAR_PINNED_GROUP); an override is capped by the epoch's
+ * batches only, and a group over one allocation is then refused by the buffer's check. */
+static cg_rc choose_group(cg_linear_device *l, const cg_backend_env *env, size_t batch_bytes,
                           cg_error *err) {
   cg_rc rc = CG_OK;
+  int group = CG_CL_LINEAR_PINNED_GROUP < l->batches ? CG_CL_LINEAR_PINNED_GROUP : l->batches;
+  while (group > 1 && batch_bytes * (size_t)group > l->info->max_alloc) group /= 2;
+  cg_origin origin = group < CG_CL_LINEAR_PINNED_GROUP ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+  group = cg_kernel_override(env->overrides, "GROUP", group, &origin);
+  if (origin == CG_ORIGIN_OVERRIDE) {
+    CG_CHECK(group >= 1, CG_BAD_INPUT,
+             "--kernel-param GROUP=%d: a pinned upload holds at least one batch", group);
+    if (group > l->batches) group = l->batches;
+  }
+  l->group = group;
+  l->group_origin = origin;
+cleanup:
+  return rc;
+}
+
+/* The build options and the parameters that run, for the record. */
+static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kernel_config *c) {
+  memset(c, 0, sizeof *c); /* cl/linear.cl is built without options */
+  if (kernels & CG_CL_LINEAR_FORWARD)
+    cg_kernel_config_set(c, "WG_FORWARD", (int)l->forward_local, l->forward_origin);
+  if (kernels & CG_CL_LINEAR_ROWS)
+    cg_kernel_config_set(c, "WG_ROWS", (int)l->rows_local, l->rows_origin);
+  if (kernels & CG_CL_LINEAR_UPDATE)
+    cg_kernel_config_set(c, "WG_UPDATE", (int)l->update_local, l->update_origin);
+  if (kernels & CG_CL_LINEAR_GATHER)
+    cg_kernel_config_set(c, "WG_GATHER", (int)l->gather_local, l->gather_origin);
+  if (l->transfer == CG_TRANSFER_PINNED)
+    cg_kernel_config_set(c, "GROUP", l->group, l->group_origin);
+}
+
+cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
+                          const cg_linear_setup *setup, bool dense_resident, unsigned kernels,
+                          cg_linear_device **lout, cg_prepared *out, cg_error *err) {
+  cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
-  cg_cl_linear *l = calloc(1, sizeof *l);
+  cg_linear_device *l = calloc(1, sizeof *l);
   CG_CHECK(l, CG_ERROR, "out of memory");
   l->setup = *setup;
-  l->info = cg_device_get_info(env->device);
-  l->context = cg_device_context(env->device);
-  l->queue = cg_device_queue(env->device);
+  l->dev = cg_cl_env_device(env);
+  l->info = cg_device_get_info(l->dev);
+  l->context = cg_device_context(l->dev);
+  l->queue = cg_device_queue(l->dev);
   const cg_linear_shape s = setup->shape;
-  const cg_transfer t = setup->transfer;
+  const cg_transfer t = cg_transfer_from_name(mode);
+  l->transfer = t;
   CG_CHECK(t == CG_TRANSFER_PAGEABLE || t == CG_TRANSFER_PINNED || t == CG_TRANSFER_RESIDENT,
-           CG_UNSUPPORTED, "transfer mode %s needs no device", cg_transfer_name(t));
+           CG_UNSUPPORTED, "transfer mode %s needs no device", mode ? mode : cg_transfer_name(t));
   int major = 1, minor = 0;
   if (sscanf(l->info->version, "OpenCL %d.%d", &major, &minor) == 2)
     l->cl12 = major > 1 || minor >= 2;
@@ -126,30 +146,29 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;
   l->batches = (s.samples + s.batch - 1) / s.batch;
-  /* pinned: no more batches per group than the epoch has, nor than one allocation holds */
-  l->group = CG_CL_LINEAR_PINNED_GROUP < l->batches ? CG_CL_LINEAR_PINNED_GROUP : l->batches;
-  while (l->group > 1 && batch_bytes * (size_t)l->group > l->info->max_alloc) l->group /= 2;
-  const size_t group_bytes = batch_bytes * (size_t)l->group;
 
-  CG_TRY(create_buffer(l, "the weights w", C * F * 4, CL_MEM_READ_WRITE, &l->w, err));
-  CG_TRY(create_buffer(l, "the bias b", C * 4, CL_MEM_READ_WRITE, &l->b, err));
-  CG_TRY(create_buffer(l, "the batch's logits and gradient", rows * C * 4, CL_MEM_READ_WRITE,
-                       &l->g, err));
-  CG_TRY(create_buffer(l, "the batch's row losses", rows * 4, CL_MEM_READ_WRITE, &l->rowloss,
-                       err));
-  CG_TRY(create_buffer(l, "the epoch loss", 2 * 4, CL_MEM_READ_WRITE, &l->loss, err));
+  const cg_device *dev = l->dev;
+  CG_TRY(cg_cl_buffer(dev, "the weights w", C * F * 4, CL_MEM_READ_WRITE, &l->w, err));
+  CG_TRY(cg_cl_buffer(dev, "the bias b", C * 4, CL_MEM_READ_WRITE, &l->b, err));
+  CG_TRY(cg_cl_buffer(dev, "the batch's logits and gradient", rows * C * 4, CL_MEM_READ_WRITE,
+                      &l->g, err));
+  CG_TRY(cg_cl_buffer(dev, "the batch's row losses", rows * 4, CL_MEM_READ_WRITE, &l->rowloss,
+                      err));
+  CG_TRY(cg_cl_buffer(dev, "the epoch loss", 2 * 4, CL_MEM_READ_WRITE, &l->loss, err));
   if (t == CG_TRANSFER_PAGEABLE || (t == CG_TRANSFER_RESIDENT && dense_resident))
-    CG_TRY(create_buffer(l, "a batch", batch_bytes, CL_MEM_READ_WRITE, &l->dev_batch[0], err));
+    CG_TRY(cg_cl_buffer(dev, "a batch", batch_bytes, CL_MEM_READ_WRITE, &l->dev_batch[0], err));
   if (t == CG_TRANSFER_PAGEABLE) {
     l->host_batch = malloc(batch_bytes);
     CG_CHECK(l->host_batch, CG_ERROR, "out of host memory for a batch (%.4g MiB)",
              mib((double)batch_bytes));
   } else if (t == CG_TRANSFER_PINNED) {
+    CG_TRY(choose_group(l, env, batch_bytes, err));
+    const size_t group_bytes = batch_bytes * (size_t)l->group;
     for (int i = 0; i < 2; ++i) {
-      CG_TRY(create_buffer(l, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
-                           &l->dev_batch[i], err));
-      CG_TRY(create_buffer(l, "a pinned staging group of batches", group_bytes,
-                           CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
+      CG_TRY(cg_cl_buffer(dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
+                          &l->dev_batch[i], err));
+      CG_TRY(cg_cl_buffer(dev, "a pinned staging group of batches", group_bytes,
+                          CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
       l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
                                              group_bytes, 0, NULL, NULL, &code);
       CG_CL_CHECK(clEnqueueMapBuffer, code);
@@ -158,9 +177,9 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
                                        l->info->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &code);
     CG_CL_CHECK(clCreateCommandQueue, code);
   } else {
-    CG_TRY(create_buffer(l, "the dataset", S * F * 4, CL_MEM_READ_ONLY, &l->x, err));
-    CG_TRY(create_buffer(l, "the labels", S * 4, CL_MEM_READ_ONLY, &l->labels, err));
-    CG_TRY(create_buffer(l, "the order", S * 4, CL_MEM_READ_ONLY, &l->order, err));
+    CG_TRY(cg_cl_buffer(dev, "the dataset", S * F * 4, CL_MEM_READ_ONLY, &l->x, err));
+    CG_TRY(cg_cl_buffer(dev, "the labels", S * 4, CL_MEM_READ_ONLY, &l->labels, err));
+    CG_TRY(cg_cl_buffer(dev, "the order", S * 4, CL_MEM_READ_ONLY, &l->order, err));
   }
 
   uint64_t t0 = cg_now_ns();
@@ -170,26 +189,28 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setu
   CG_TRY(create_kernel(l->program, "linear_softmax", &l->softmax, err));
   CG_TRY(create_kernel(l->program, "linear_update", &l->update, err));
   CG_TRY(create_kernel(l->program, "linear_gather", &l->gather, err));
-  compile->ms = cg_ns_to_ms(cg_now_ns() - t0);
-  compile->kind = cg_build_tally_kind(&tally);
+  out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
+  out->compile_kind = cg_build_tally_kind(&tally);
 
   /* Work-groups no wider than the row they reduce: features for the logits, classes for the
    * softmax alone. 64 work-items per row rather than 256 made the forward kernel 1.7 times
    * faster on PoCL (fewer work-items to step through each barrier) and is two warps on NVIDIA. */
   const size_t wide = F > C ? F : C;
   CG_TRY(pick_local(l, l->forward, wide < 64 ? wide : 64, 4 * sizeof(float), &l->forward_local,
-                    err));
-  CG_TRY(pick_local(l, l->softmax, C < 256 ? C : 256, sizeof(float), &l->rows_local, err));
-  CG_TRY(pick_local(l, l->update, 64, sizeof(float), &l->update_local, err));
-  CG_TRY(pick_local(l, l->gather, 256, 0, &l->gather_local, err));
-  *out = l;
+                    &l->forward_origin, err));
+  CG_TRY(pick_local(l, l->softmax, C < 256 ? C : 256, sizeof(float), &l->rows_local,
+                    &l->rows_origin, err));
+  CG_TRY(pick_local(l, l->update, 64, sizeof(float), &l->update_local, &l->update_origin, err));
+  CG_TRY(pick_local(l, l->gather, 256, 0, &l->gather_local, &l->gather_origin, err));
+  describe_config(l, kernels, &out->config);
+  *lout = l;
   l = NULL;
 cleanup:
   cg_cl_linear_release(l);
   return rc;
 }
 
-static cg_rc reserve_events(cg_cl_linear *l, int more, cg_error *err) {
+static cg_rc reserve_events(cg_linear_device *l, int more, cg_error *err) {
   cg_rc rc = CG_OK;
   if (l->nevents + more <= l->cap_events) return CG_OK;
   int cap = l->cap_events ? l->cap_events : 64;
@@ -205,22 +226,22 @@ cleanup:
   return rc;
 }
 
-static cl_event *push_event(cg_cl_linear *l, int kind) {
+static cl_event *push_event(cg_linear_device *l, int kind) {
   l->kinds[l->nevents] = (unsigned char)kind;
   l->events[l->nevents] = NULL;
   return &l->events[l->nevents++];
 }
 
-cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind) {
+cl_event *cg_cl_linear_event(cg_linear_device *l, int kind) {
   return l->info->profiling && l->time_batch ? push_event(l, kind) : NULL;
 }
 
-cl_event *cg_cl_linear_event_needed(cg_cl_linear *l, int kind) {
+cl_event *cg_cl_linear_event_needed(cg_linear_device *l, int kind) {
   cl_event *slot = cg_cl_linear_event(l, kind);
   return slot ? slot : push_event(l, CG_CL_LINEAR_ORDER);
 }
 
-cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *bt, int f_begin,
+cg_rc cg_cl_linear_enqueue_update(cg_linear_device *l, const cg_cl_linear_batch *bt, int f_begin,
                                   cl_uint nwait, const cl_event *wait, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
@@ -255,15 +276,16 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_cl_linear_upload(void *state, const cg_linear_tensors *data, cg_error *err) {
+cg_rc cg_cl_linear_upload(void *state, const void *inputs, cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_cl_linear *l = state;
+  cg_linear_device *l = state;
+  const cg_linear_tensors *data = inputs;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   l->data = *data;
   CG_CL(clEnqueueWriteBuffer, (l->queue, l->w, CL_FALSE, 0, C * F * 4, data->w, 0, NULL, NULL));
   CG_CL(clEnqueueWriteBuffer, (l->queue, l->b, CL_FALSE, 0, C * 4, data->b, 0, NULL, NULL));
-  if (l->setup.transfer == CG_TRANSFER_RESIDENT) {
+  if (l->transfer == CG_TRANSFER_RESIDENT) {
     CG_CL(clEnqueueWriteBuffer, (l->queue, l->x, CL_FALSE, 0, S * F * 4, data->x, 0, NULL, NULL));
     CG_CL(clEnqueueWriteBuffer,
           (l->queue, l->labels, CL_FALSE, 0, S * 4, data->labels, 0, NULL, NULL));
@@ -274,7 +296,7 @@ cleanup:
 }
 
 /* Rows idx[0..n) of the dataset into dst (n x F floats) and their labels into dst_labels. */
-static void gather_host(const cg_cl_linear *l, const int *idx, int n, float *dst,
+static void gather_host(const cg_linear_device *l, const int *idx, int n, float *dst,
                         int *dst_labels) {
   const size_t F = (size_t)l->setup.shape.features;
   for (int r = 0; r < n; ++r) {
@@ -291,7 +313,7 @@ static int batch_rows(const cg_linear_shape s, int k) {
 
 /* Start a batch: room for its events, and whether it is timed (throughout the timed epoch; the
  * first and last batch of every epoch, so that the epoch's span is known). */
-static cg_rc begin_batch(cg_cl_linear *l, int k, cg_error *err) {
+static cg_rc begin_batch(cg_linear_device *l, int k, cg_error *err) {
   l->time_batch = l->timed_epoch || k == 0 || k == l->batches - 1;
   return reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err);
 }
@@ -301,7 +323,7 @@ typedef struct pinned_group {
   int k0, nb, rows, slot;
 } pinned_group;
 
-static pinned_group pinned_group_of(const cg_cl_linear *l, int g) {
+static pinned_group pinned_group_of(const cg_linear_device *l, int g) {
   pinned_group pg = {g * l->group, 0, 0, g & 1};
   while (pg.nb < l->group && pg.k0 + pg.nb < l->batches)
     pg.rows += batch_rows(l->setup.shape, pg.k0 + pg.nb++);
@@ -310,7 +332,7 @@ static pinned_group pinned_group_of(const cg_cl_linear *l, int g) {
 
 /* pinned: group g gathered into its staging slot, all rows then all labels, and uploaded on the
  * second queue once the compute of group g-2, the device slot's last reader, is done. */
-static cg_rc upload_pinned_group(cg_cl_linear *l, int g, const int *order, cg_error *err) {
+static cg_rc upload_pinned_group(cg_linear_device *l, int g, const int *order, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
@@ -340,7 +362,7 @@ cleanup:
 
 /* pinned: each batch of group g on the compute queue, the first waiting for the group's upload;
  * the group's last command releases the device slot for the upload of group g+2. */
-static cg_rc compute_pinned_group(cg_cl_linear *l, int g, cg_error *err) {
+static cg_rc compute_pinned_group(cg_linear_device *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
@@ -363,14 +385,19 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *span,
-                                 int *launches, cg_error *err) {
+cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_cl_linear *l = state;
+  cg_linear_device *l = state;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
-  const cg_transfer t = l->setup.transfer;
-  release_events(l); /* those of an epoch whose times were never asked for */
+  const cg_transfer t = l->transfer;
+  const int *order = run->arg;
+  CG_CHECK(order, CG_BAD_INPUT, "a linear run needs the order of its epoch");
+  CG_CHECK(run->iters == l->batches, CG_BAD_INPUT,
+           "a linear run is one epoch of %d batches, not %d", l->batches, run->iters);
+  /* those of an epoch whose times were never asked for */
+  release_events(l);
+  cg_device_span_release(&l->span);
   l->timed_epoch = l->epochs++ == 1;
 
   if (t == CG_TRANSFER_PINNED) {
@@ -412,32 +439,12 @@ cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *
     }
   }
   if (l->info->profiling && l->nevents > 0) {
-    span->begin = l->events[0];
-    span->end = l->events[l->nevents - 1];
-    clRetainEvent(span->begin);
-    clRetainEvent(span->end);
-    span->begin_at_end = false;
+    l->span.begin = l->events[0];
+    l->span.end = l->events[l->nevents - 1];
+    clRetainEvent(l->span.begin);
+    clRetainEvent(l->span.end);
+    l->span.begin_at_end = false;
   }
-  *launches = l->launches;
-cleanup:
-  return rc;
-}
-
-cg_rc cg_cl_linear_finish(void *state, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cg_cl_linear *l = state;
-  if (l->upload_q) CG_CL(clFinish, (l->upload_q));
-  CG_CL(clFinish, (l->queue));
-cleanup:
-  return rc;
-}
-
-cg_rc cg_cl_linear_read_epoch_loss(void *state, double *loss, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cg_cl_linear *l = state;
-  cl_float acc[2] = {NAN, NAN};
-  CG_CL(clEnqueueReadBuffer, (l->queue, l->loss, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL));
-  *loss = (double)acc[0] - (double)acc[1]; /* the compensated sum: see linear_update */
 cleanup:
   return rc;
 }
@@ -456,11 +463,12 @@ static cl_ulong overlap(cl_ulong u0, cl_ulong u1, const cl_ulong *k0, const cl_u
   return sum;
 }
 
-cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_error *err) {
+/* The per-batch upload and compute device times and the hidden share of the epoch last
+ * finished, when it was timed command by command (left NAN otherwise); releases its events. */
+static cg_rc epoch_times(cg_linear_device *l, cg_run_result *out, cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_cl_linear *l = state;
   cl_ulong *t0 = NULL, *t1 = NULL, *k0 = NULL, *k1 = NULL;
-  times->batch_upload_ms = times->batch_compute_ms = times->span_ms = times->hidden_share = NAN;
+  out->batch_upload_ms = out->batch_compute_ms = out->hidden_share = NAN;
   if (!l->info->profiling || l->nevents == 0) goto cleanup;
   t0 = malloc((size_t)l->nevents * sizeof *t0);
   t1 = malloc((size_t)l->nevents * sizeof *t1);
@@ -486,19 +494,18 @@ cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_err
       k1[nk++] = t1[i];
     }
   }
-  /* A span under 100 ns means placeholder stamps (rusticl), as in src/timing.c. */
+  /* A span under 100 ns means placeholder stamps (rusticl), as in cg_device_span_ms. */
   if (last <= first || last - first < 100) goto cleanup;
   cl_ulong hidden = 0;
   int from = 0;
   for (int i = 0; i < l->nevents; ++i)
     if (l->events[i] && l->kinds[i] == CG_CL_LINEAR_UPLOAD)
       hidden += overlap(t0[i], t1[i], k0, k1, nk, &from);
-  times->span_ms = (double)(last - first) / 1e6;
   if (l->timed_epoch) { /* every command has its event: the per-batch times are whole */
     const double uploads = (double)sum[CG_CL_LINEAR_UPLOAD];
-    times->batch_upload_ms = uploads / l->batches / 1e6;
-    times->batch_compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / l->batches / 1e6;
-    times->hidden_share = uploads > 0 ? (double)hidden / uploads : 0;
+    out->batch_upload_ms = uploads / l->batches / 1e6;
+    out->batch_compute_ms = (double)sum[CG_CL_LINEAR_KERNEL] / l->batches / 1e6;
+    out->hidden_share = uploads > 0 ? (double)hidden / uploads : 0;
   }
 cleanup:
   free(t0);
@@ -509,9 +516,25 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_cl_linear_download(void *state, cg_linear_tensors *out, cg_error *err) {
+cg_rc cg_cl_linear_finish(void *state, cg_run_result *out, cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_cl_linear *l = state;
+  cg_linear_device *l = state;
+  if (l->upload_q) CG_CL(clFinish, (l->upload_q));
+  CG_CL(clFinish, (l->queue));
+  cl_float acc[2] = {NAN, NAN};
+  CG_CL(clEnqueueReadBuffer, (l->queue, l->loss, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL));
+  out->loss = (double)acc[0] - (double)acc[1]; /* the compensated sum: see linear_update */
+  CG_TRY(epoch_times(l, out, err));
+  cg_cl_span_result(&l->span, out);
+  out->launches = l->launches;
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_linear_download(void *state, void *outputs, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_linear_device *l = state;
+  cg_linear_tensors *out = outputs;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features, C = (size_t)s.classes;
   CG_CL(clEnqueueReadBuffer, (l->queue, l->w, CL_FALSE, 0, C * F * 4, out->w, 0, NULL, NULL));

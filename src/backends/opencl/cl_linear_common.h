@@ -1,14 +1,16 @@
-/* Private to src/backends: what the two OpenCL linear backends (cl "fused" and clblast "sgemm")
- * share: device buffers with size checks, the kernels of cl/linear.cl, the three transfer modes
- * (per-batch pageable writes, double-buffered pinned uploads on a second queue, a resident
- * dataset gathered by index), the epoch's events and their device times. A backend supplies only
- * the compute of one batch. */
+/* Private to src/backends: what the two OpenCL linear implementations (cl "fused" and clblast
+ * "sgemm") share: device buffers with size checks, the kernels of cl/linear.cl and their
+ * work-group sizes, the three transfer modes (per-batch pageable writes, double-buffered pinned
+ * uploads on a second queue, a resident dataset gathered by index), the epoch's events and their
+ * device times. An implementation supplies only the compute of one batch. */
 #ifndef CLGAUGE_CL_LINEAR_COMMON_H
 #define CLGAUGE_CL_LINEAR_COMMON_H
 
+#include "backends/opencl/opencl_backend.h"
 #include "clgauge/backend.h"
+#include "clgauge/linear.h"
 
-typedef struct cg_cl_linear cg_cl_linear;
+typedef struct cg_linear_device cg_linear_device;
 
 /* Where one batch's rows are on the device (see the top of cl/linear.cl). */
 typedef struct cg_cl_linear_batch {
@@ -26,20 +28,32 @@ typedef struct cg_cl_linear_batch {
 /* Enqueue one batch's compute on the compute queue. Every command's event goes through
  * cg_cl_linear_event, and the last command must be cg_cl_linear_enqueue_update (the last to read
  * the batch's rows: its event releases a pinned slot). */
-typedef cg_rc (*cg_cl_linear_compute_fn)(cg_cl_linear *l, const cg_cl_linear_batch *batch,
+typedef cg_rc (*cg_cl_linear_compute_fn)(cg_linear_device *l, const cg_cl_linear_batch *batch,
                                          cg_error *err);
 
-struct cg_cl_linear {
+/* The kernels of cl/linear.cl, as bits of the set an implementation launches. */
+enum {
+  CG_CL_LINEAR_FORWARD = 1 << 0, /* linear_forward */
+  CG_CL_LINEAR_ROWS = 1 << 1,    /* linear_softmax */
+  CG_CL_LINEAR_UPDATE = 1 << 2,  /* linear_update */
+  CG_CL_LINEAR_GATHER = 1 << 3   /* linear_gather */
+};
+
+struct cg_linear_device {
   cg_linear_setup setup;
+  cg_transfer transfer;     /* pageable, pinned or resident */
   int rows;                 /* most rows in a batch: min(batch, samples) */
-  int group;                /* pinned: batches per upload, at most CG_CL_LINEAR_PINNED_GROUP */
+  int group;                /* pinned: batches per upload */
+  cg_origin group_origin;
   const cg_device_info *info;
+  const cg_device *dev;
   cl_context context;
   cl_command_queue queue;   /* compute; the device's own queue */
   cl_command_queue upload_q; /* pinned only: the second in-order queue for uploads */
   cl_program program;
   cl_kernel forward, softmax, update, gather;
   size_t forward_local, rows_local, update_local, gather_local;
+  cg_origin forward_origin, rows_origin, update_origin, gather_origin;
   cl_mem w, b, g, rowloss, loss; /* model, g (rows x C), per-row losses, epoch loss (2 floats) */
   cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then their labels as ints;
                                pinned: a group of batches each, all rows, then all labels */
@@ -50,7 +64,7 @@ struct cg_cl_linear {
   cg_linear_tensors data;
   /* pinned: per slot, the last upload into it and the last command that read it */
   cl_event slot_up[2], slot_done[2];
-  /* The epoch's events, kept for epoch_times, with their kinds. An event per command costs the
+  /* The epoch's events, kept for its times, with their kinds. An event per command costs the
    * host several microseconds per launch on some drivers (NVIDIA), which is what this workload
    * measures, so one epoch is timed command by command (the second, the first steady one), and
    * the others take events only for their span (the first and last batch) and where pinned
@@ -58,11 +72,12 @@ struct cg_cl_linear {
   cl_event *events;
   unsigned char *kinds;
   int nevents, cap_events;
+  cg_device_span span;      /* the epoch enqueued last, from its first command to its last */
   int epochs;               /* epochs enqueued so far */
   bool timed_epoch;         /* the epoch being enqueued or last finished is timed throughout */
   bool time_batch;          /* the batch being enqueued takes events */
   int batches;              /* per epoch */
-  int launches;             /* kernel launches per batch, set by the backend */
+  int launches;             /* kernel launches per batch, set by the implementation */
   bool cl12;                /* the device speaks OpenCL 1.2 or later */
   cg_cl_linear_compute_fn compute;
 };
@@ -72,38 +87,40 @@ enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_ORDER = 2 
 /* pinned: batches per upload. Each upload and each slot release costs an event, a flush and a
  * wait across the two queues; per batch of 32 rows those cost as much as pinning saves (seen on
  * NVIDIA), so the staging buffers hold a group of batches, and the upload of group g+1 overlaps
- * the compute of group g. */
+ * the compute of group g. Overridable as the kernel parameter GROUP. */
 enum { CG_CL_LINEAR_PINNED_GROUP = 8 };
 
-/* Create the instance: buffers (checked against the device's maximum allocation), the second
- * queue and staging buffers of pinned, the program cl/linear.cl and its kernels. dense_resident:
- * the backend needs a dense batch buffer in resident mode too (CLBlast cannot gather). */
-cg_rc cg_cl_linear_create(const cg_backend_env *env, const cg_linear_setup *setup,
-                          bool dense_resident, cg_cl_linear **out, cg_compile_info *compile,
-                          cg_error *err);
+/* Create the instance for the transfer mode named `mode`: buffers (checked against the device's
+ * maximum allocation), the second queue and staging buffers of pinned, the program cl/linear.cl
+ * and its kernels, and into out the compile time and the configuration of the kernels in
+ * `kernels` (CG_CL_LINEAR_* bits: those the implementation launches). dense_resident: the
+ * implementation needs a dense batch buffer in resident mode too (CLBlast cannot gather). */
+cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
+                          const cg_linear_setup *setup, bool dense_resident, unsigned kernels,
+                          cg_linear_device **l, cg_prepared *out, cg_error *err);
 /* A slot for the event of the next command of the given kind, or NULL when the command is not
  * timed (no profiling, or a batch outside the timed epoch and the span's edges). Room for
  * CG_CL_LINEAR_EVENTS_PER_BATCH is reserved before each batch's compute, so this never fails;
  * use the slot right away. */
 enum { CG_CL_LINEAR_EVENTS_PER_BATCH = 8 };
-cl_event *cg_cl_linear_event(cg_cl_linear *l, int kind);
+cl_event *cg_cl_linear_event(cg_linear_device *l, int kind);
 /* Likewise, for a command whose event orders others: always a slot. */
-cl_event *cg_cl_linear_event_needed(cg_cl_linear *l, int kind);
+cl_event *cg_cl_linear_event_needed(cg_linear_device *l, int kind);
 /* Enqueue linear_update over the columns f_begin..F (F is the bias) and all classes; its event
  * goes to the epoch's list. */
-cg_rc cg_cl_linear_enqueue_update(cg_cl_linear *l, const cg_cl_linear_batch *batch, int f_begin,
-                                  cl_uint nwait, const cl_event *wait, cg_error *err);
+cg_rc cg_cl_linear_enqueue_update(cg_linear_device *l, const cg_cl_linear_batch *batch,
+                                  int f_begin, cl_uint nwait, const cl_event *wait,
+                                  cg_error *err);
 
-/* The cg_linear_ops entries both backends share. */
-cg_rc cg_cl_linear_upload(void *state, const cg_linear_tensors *data, cg_error *err);
-cg_rc cg_cl_linear_enqueue_epoch(void *state, const int *order, cg_device_span *span,
-                                 int *launches, cg_error *err);
-cg_rc cg_cl_linear_finish(void *state, cg_error *err);
-cg_rc cg_cl_linear_read_epoch_loss(void *state, double *loss, cg_error *err);
-cg_rc cg_cl_linear_epoch_times(void *state, cg_linear_epoch_times *times, cg_error *err);
-cg_rc cg_cl_linear_download(void *state, cg_linear_tensors *out, cg_error *err);
+/* The cg_impl entries both implementations share. */
+cg_rc cg_cl_linear_upload(void *state, const void *inputs, cg_error *err);
+cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err);
+cg_rc cg_cl_linear_finish(void *state, cg_run_result *out, cg_error *err);
+cg_rc cg_cl_linear_download(void *state, void *outputs, cg_error *err);
 void cg_cl_linear_release(void *state);
 
-extern const cg_transfer cg_cl_linear_transfers[];
+/* The modes they run, and the kernel parameters --kernel-param may set. */
+extern const char *const cg_cl_linear_modes[];
+extern const char *const cg_cl_linear_kernel_params[];
 
 #endif

@@ -1,0 +1,79 @@
+/* Results as CSV: one line per record. */
+#include "clgauge/report.h"
+#include "report/write.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static void csv_num(FILE *out, double v) {
+  if (isfinite(v))
+    fprintf(out, ",%.6g", v);
+  else
+    fputs(",", out);
+}
+
+/* A field quoted as RFC 4180 asks: inner quotes doubled. */
+static void csv_str(FILE *out, const char *s, bool first) {
+  if (!first) fputc(',', out);
+  fputc('"', out);
+  for (; *s; ++s) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s == '\n' ? ' ' : *s, out);
+  }
+  fputc('"', out);
+}
+
+static void put_csv(const cg_report *report, FILE *out, void *ctx) {
+  fputs("workload,backend,variant,status,reason,device,driver_version,params,iters_per_run,"
+        "init_ms,compile_ms,compile_kind,driver_cache,upload_ms,first_enqueue_ms,first_complete_ms,"
+        "first_device_ms,steady_median_ms,steady_min_ms,steady_max_ms,steady_stddev_ms,"
+        "steady_enqueue_median_ms,steady_device_median_ms,gflops,download_ms,rel_error,"
+        "host_cpu_ms,host_wall_ms,launches_per_iter\n",
+        out);
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    char params[256] = "";
+    size_t used = 0;
+    for (int p = 0; p < r->nparams && used < sizeof params; ++p)
+      used += (size_t)snprintf(params + used, sizeof params - used, "%s%s=%.17g", p ? ";" : "",
+                               r->params[p].name, r->params[p].value);
+    csv_str(out, r->workload, true);
+    csv_str(out, r->backend, false);
+    csv_str(out, r->variant, false);
+    csv_str(out, cg_status_name(r->status), false);
+    csv_str(out, r->reason, false);
+    csv_str(out, r->device, false);
+    csv_str(out, r->driver, false);
+    csv_str(out, params, false);
+    fprintf(out, ",%d", r->iters_per_run);
+    csv_num(out, r->init_ms);
+    csv_num(out, r->compile_ms);
+    csv_str(out, r->compile_kind, false);
+    csv_str(out, r->driver_cache, false);
+    double nums[] = {r->upload_ms,
+                     r->first.enqueue_ms,
+                     r->first.complete_ms,
+                     r->first.device_ms,
+                     r->steady_complete.median,
+                     r->steady_complete.min,
+                     r->steady_complete.max,
+                     r->steady_complete.stddev,
+                     r->steady_enqueue.median,
+                     r->steady_device.median,
+                     cg_gflops(r->flops_per_iter * r->iters_per_run, r->steady_complete.median),
+                     r->download_ms,
+                     r->verify_error,
+                     r->host_cpu_ms,
+                     r->host_wall_ms};
+    for (size_t n = 0; n < sizeof nums / sizeof nums[0]; ++n) csv_num(out, nums[n]);
+    if (r->launches_per_iter >= 0)
+      fprintf(out, ",%d\n", r->launches_per_iter);
+    else
+      fputs(",\n", out);
+  }
+}
+
+cg_rc cg_report_write_csv(const cg_report *report, const char *path, cg_error *err) {
+  return cg_report_write_whole(report, path, put_csv, NULL, err);
+}
+

@@ -1,0 +1,190 @@
+/* Results as versioned JSON (cJSON): every record with its phases, runs and losses. */
+#include "clgauge/report.h"
+#include "report/write.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* NAN (not measured, not applicable) is written as null, never as a number. */
+static void add_num(cJSON *obj, const char *key, double v) {
+  if (isfinite(v))
+    cJSON_AddNumberToObject(obj, key, v);
+  else
+    cJSON_AddNullToObject(obj, key);
+}
+
+static cJSON *stats_json(const cg_stats *s) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddNumberToObject(o, "n", s->n);
+  add_num(o, "median", s->median);
+  add_num(o, "min", s->min);
+  add_num(o, "max", s->max);
+  add_num(o, "mean", s->mean);
+  add_num(o, "stddev", s->stddev);
+  return o;
+}
+
+static cJSON *record_json(const cg_record *r) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "workload", r->workload);
+  cJSON_AddStringToObject(o, "backend", r->backend);
+  cJSON_AddStringToObject(o, "variant", r->variant);
+  if (r->mode[0])
+    cJSON_AddStringToObject(o, "transfer", r->mode);
+  else
+    cJSON_AddNullToObject(o, "transfer");
+  cJSON_AddBoolToObject(o, "reference", r->reference);
+  if (r->group[0])
+    cJSON_AddStringToObject(o, "group", r->group);
+  else
+    cJSON_AddNullToObject(o, "group");
+  cJSON_AddStringToObject(o, "status", cg_status_name(r->status));
+  if (r->reason[0])
+    cJSON_AddStringToObject(o, "reason", r->reason);
+  else
+    cJSON_AddNullToObject(o, "reason");
+
+  cJSON *dev = cJSON_AddObjectToObject(o, "device");
+  cJSON_AddStringToObject(dev, "name", r->device);
+  cJSON_AddStringToObject(dev, "vendor", r->vendor);
+  cJSON_AddStringToObject(dev, "platform", r->platform);
+  cJSON_AddStringToObject(dev, "driver_version", r->driver);
+  cJSON_AddStringToObject(dev, "opencl_version", r->cl_version);
+  cJSON_AddStringToObject(dev, "type", r->device_type);
+
+  cJSON *params = cJSON_AddObjectToObject(o, "params");
+  for (int i = 0; i < r->nparams; ++i) add_num(params, r->params[i].name, r->params[i].value);
+
+  cJSON *kernel = cJSON_AddObjectToObject(o, "kernel");
+  cJSON_AddStringToObject(kernel, "build_options", r->kernel.build_options);
+  cJSON *kparams = cJSON_AddArrayToObject(kernel, "params");
+  for (int i = 0; i < r->kernel.nparams; ++i) {
+    cJSON *k = cJSON_CreateObject();
+    cJSON_AddStringToObject(k, "name", r->kernel.params[i].name);
+    cJSON_AddNumberToObject(k, "value", r->kernel.params[i].value);
+    cJSON_AddStringToObject(k, "origin", cg_origin_name(r->kernel.params[i].origin));
+    cJSON_AddItemToArray(kparams, k);
+  }
+
+  cJSON *work = cJSON_AddObjectToObject(o, "work");
+  add_num(work, "flops_per_iter", r->flops_per_iter);
+  add_num(work, "bytes_per_iter", r->bytes_per_iter);
+  cJSON_AddNumberToObject(work, "iters_per_run", r->iters_per_run);
+
+  cJSON *ph = cJSON_AddObjectToObject(o, "phases");
+  cJSON *init = cJSON_AddObjectToObject(ph, "init");
+  add_num(init, "ms", r->init_ms);
+  cJSON *compile = cJSON_AddObjectToObject(ph, "compile");
+  add_num(compile, "ms", r->compile_ms);
+  cJSON_AddStringToObject(compile, "kind", r->compile_kind);
+  if (r->driver_cache[0])
+    cJSON_AddStringToObject(compile, "driver_cache", r->driver_cache);
+  else
+    cJSON_AddNullToObject(compile, "driver_cache");
+  cJSON *upload = cJSON_AddObjectToObject(ph, "upload");
+  add_num(upload, "ms", r->upload_ms);
+  cJSON *first = cJSON_AddObjectToObject(ph, "first");
+  add_num(first, "enqueue_ms", r->first.enqueue_ms);
+  add_num(first, "complete_ms", r->first.complete_ms);
+  add_num(first, "device_ms", r->first.device_ms);
+  cJSON *steady = cJSON_AddObjectToObject(ph, "steady");
+  cJSON_AddItemToObject(steady, "complete_ms", stats_json(&r->steady_complete));
+  cJSON_AddItemToObject(steady, "enqueue_ms", stats_json(&r->steady_enqueue));
+  cJSON_AddItemToObject(steady, "device_ms", stats_json(&r->steady_device));
+  if (r->device_time_why[0])
+    cJSON_AddStringToObject(steady, "device_unavailable", r->device_time_why);
+  else
+    cJSON_AddNullToObject(steady, "device_unavailable");
+  double med = r->steady_complete.median;
+  add_num(steady, "complete_ms_per_iter", cg_per_iter(med, r->iters_per_run));
+  add_num(steady, "gflops", cg_gflops(r->flops_per_iter * r->iters_per_run, med));
+  add_num(steady, "gbytes_per_s", cg_gflops(r->bytes_per_iter * r->iters_per_run, med));
+  add_num(steady, "device_gflops",
+          cg_gflops(r->flops_per_iter * r->iters_per_run, r->steady_device.median));
+  cJSON *download = cJSON_AddObjectToObject(ph, "download");
+  add_num(download, "ms", r->download_ms);
+  cJSON *verify = cJSON_AddObjectToObject(ph, "verify");
+  add_num(verify, "rel_error", r->verify_error);
+  add_num(verify, "tolerance", r->verify_tolerance);
+  add_num(verify, "loss_rel_error", r->verify_loss_error);
+  add_num(verify, "weights_rel_error", r->verify_weights_error);
+  cJSON *host = cJSON_AddObjectToObject(ph, "host");
+  add_num(host, "cpu_ms", r->host_cpu_ms);
+  add_num(host, "wall_ms", r->host_wall_ms);
+  cJSON *transfer = cJSON_AddObjectToObject(ph, "transfer");
+  add_num(transfer, "batch_upload_ms", r->batch_upload_ms);
+  add_num(transfer, "batch_compute_ms", r->batch_compute_ms);
+  add_num(transfer, "upload_hidden_share", r->upload_hidden);
+  cJSON *split = cJSON_AddArrayToObject(ph, "iteration_split");
+  for (int i = 0; i < r->nsplit; ++i) {
+    cJSON *k = cJSON_CreateObject();
+    cJSON_AddStringToObject(k, "kernel", r->split[i].name);
+    add_num(k, "device_ms", r->split[i].ms);
+    cJSON_AddItemToArray(split, k);
+  }
+  cJSON *launches = cJSON_AddObjectToObject(ph, "launches");
+  if (r->launches_per_iter >= 0)
+    cJSON_AddNumberToObject(launches, "per_iter", r->launches_per_iter);
+  else
+    cJSON_AddNullToObject(launches, "per_iter");
+
+  cJSON *losses = cJSON_AddObjectToObject(o, "losses");
+  cJSON_AddNumberToObject(losses, "every", r->loss_every);
+  cJSON_AddStringToObject(losses, "unit", r->loss_unit);
+  cJSON *values = cJSON_AddArrayToObject(losses, "values");
+  for (int i = 0; i < r->nlosses; ++i)
+    cJSON_AddItemToArray(values, isfinite(r->losses[i]) ? cJSON_CreateNumber(r->losses[i])
+                                                        : cJSON_CreateNull());
+
+  cJSON *runs = cJSON_AddArrayToObject(o, "runs");
+  for (int i = 0; i < r->nruns; ++i) {
+    cJSON *run = cJSON_CreateObject();
+    add_num(run, "enqueue_ms", r->runs[i].enqueue_ms);
+    add_num(run, "complete_ms", r->runs[i].complete_ms);
+    add_num(run, "device_ms", r->runs[i].device_ms);
+    cJSON_AddNumberToObject(run, "iters", r->runs[i].iters);
+    add_num(run, "batch_upload_device_ms", r->runs[i].batch_upload_ms);
+    add_num(run, "batch_compute_device_ms", r->runs[i].batch_compute_ms);
+    cJSON_AddItemToArray(runs, run);
+  }
+  return o;
+}
+
+char *cg_report_json(const cg_report *report) {
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return NULL;
+  cJSON_AddStringToObject(root, "schema", CG_REPORT_SCHEMA);
+  cJSON_AddStringToObject(root, "clgauge_version", CLGAUGE_VERSION);
+  char when[32];
+  time_t now = time(NULL);
+  struct tm tm;
+  strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+  cJSON_AddStringToObject(root, "created", when);
+  cJSON_AddStringToObject(root, "command", report->command);
+  add_num(root, "discovery_ms", report->discovery_ms);
+  cJSON *records = cJSON_AddArrayToObject(root, "records");
+  for (int i = 0; i < report->count; ++i)
+    cJSON_AddItemToArray(records, record_json(&report->records[i]));
+  char *text = cJSON_Print(root);
+  cJSON_Delete(root);
+  return text;
+}
+
+static void put_json(const cg_report *report, FILE *out, void *ctx) {
+  const char *text = ctx;
+  fputs(text, out);
+  fputc('\n', out);
+}
+
+cg_rc cg_report_write_json(const cg_report *report, const char *path, cg_error *err) {
+  cg_rc rc = CG_OK;
+  char *text = cg_report_json(report);
+  CG_CHECK(text, CG_ERROR, "out of memory formatting JSON");
+  CG_TRY(cg_report_write_whole(report, path, put_json, text, err));
+cleanup:
+  free(text);
+  return rc;
+}
+

@@ -1,0 +1,115 @@
+/* Result records: creation, identity, parameters, status; and results files written whole. */
+#include "clgauge/report.h"
+#include "clgauge/files.h"
+#include "report/write.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cg_status_name(cg_status status) {
+  switch (status) {
+  case CG_STATUS_OK: return "ok";
+  case CG_STATUS_UNSUPPORTED: return "unsupported";
+  case CG_STATUS_SKIPPED: return "skipped";
+  case CG_STATUS_ERROR: return "error";
+  }
+  return "?";
+}
+
+void cg_report_init(cg_report *report, int argc, char **argv) {
+  memset(report, 0, sizeof *report);
+  report->discovery_ms = NAN;
+  size_t used = 0;
+  for (int i = 0; i < argc && used < sizeof report->command; ++i) {
+    int n = snprintf(report->command + used, sizeof report->command - used, "%s%s",
+                     i ? " " : "", argv[i]);
+    if (n < 0) break;
+    used += (size_t)n;
+  }
+}
+
+cg_record *cg_report_add(cg_report *report) {
+  if (report->count == report->cap) {
+    int cap = report->cap ? 2 * report->cap : 8;
+    cg_record *grown = realloc(report->records, (size_t)cap * sizeof *grown);
+    if (!grown) return NULL;
+    report->records = grown;
+    report->cap = cap;
+  }
+  cg_record *rec = &report->records[report->count++];
+  memset(rec, 0, sizeof *rec);
+  rec->device_type = "";
+  rec->loss_unit = "iteration";
+  rec->launches_per_iter = -1;
+  rec->sweep_value = NAN;
+  double *nan_fields[] = {&rec->flops_per_iter, &rec->bytes_per_iter, &rec->init_ms,
+                          &rec->compile_ms,     &rec->upload_ms,      &rec->first.enqueue_ms,
+                          &rec->first.complete_ms, &rec->first.device_ms, &rec->download_ms,
+                          &rec->verify_error,   &rec->verify_tolerance, &rec->host_cpu_ms,
+                          &rec->verify_loss_error, &rec->verify_weights_error,
+                          &rec->batch_upload_ms, &rec->batch_compute_ms, &rec->upload_hidden,
+                          &rec->host_wall_ms};
+  for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; ++i) *nan_fields[i] = NAN;
+  cg_stats_compute(NULL, 0, &rec->steady_complete);
+  cg_stats_compute(NULL, 0, &rec->steady_enqueue);
+  cg_stats_compute(NULL, 0, &rec->steady_device);
+  return rec;
+}
+
+void cg_report_free(cg_report *report) {
+  for (int i = 0; i < report->count; ++i) {
+    free(report->records[i].runs);
+    free(report->records[i].losses);
+  }
+  free(report->records);
+  report->records = NULL;
+  report->count = report->cap = 0;
+}
+
+void cg_record_set_device(cg_record *rec, const cg_device_info *info) {
+  snprintf(rec->device, sizeof rec->device, "%s", info->name);
+  snprintf(rec->vendor, sizeof rec->vendor, "%s", info->vendor);
+  snprintf(rec->platform, sizeof rec->platform, "%s", info->platform);
+  snprintf(rec->driver, sizeof rec->driver, "%s", info->driver_version);
+  snprintf(rec->cl_version, sizeof rec->cl_version, "%s", info->version);
+  rec->device_type = cg_device_type_name(info->type);
+}
+
+void cg_record_add_param(cg_record *rec, const char *name, double value) {
+  if (rec->nparams < CG_MAX_RECORD_PARAMS) rec->params[rec->nparams++] = (cg_param){name, value};
+}
+
+double cg_record_param(const cg_record *rec, const char *name) {
+  for (int i = 0; i < rec->nparams; ++i)
+    if (strcmp(rec->params[i].name, name) == 0) return rec->params[i].value;
+  return NAN;
+}
+
+void cg_record_set_status(cg_record *rec, cg_status status, const char *fmt, ...) {
+  rec->status = status;
+  rec->reason[0] = '\0';
+  if (!fmt) return;
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(rec->reason, sizeof rec->reason, fmt, ap);
+  va_end(ap);
+}
+
+double cg_per_iter(double ms, int iters) { return iters > 0 ? ms / iters : NAN; }
+double cg_gflops(double flops, double ms) { return ms > 0 ? flops / (ms * 1e6) : NAN; }
+
+cg_rc cg_report_check_path(const char *path, cg_error *err) {
+  return cg_file_check_writable(path, err);
+}
+
+cg_rc cg_report_write_whole(const cg_report *report, const char *path, write_fn fn, void *ctx,
+                         cg_error *err) {
+  cg_file_writer w;
+  cg_rc rc = cg_file_begin(path, &w, err);
+  if (rc != CG_OK) return rc;
+  fn(report, w.out, ctx);
+  return cg_file_commit(&w, err);
+}
+

@@ -1,0 +1,242 @@
+/* Results for people: an aligned table per workload and device, the notes, the loss curves, and
+ * a line per device record on where the time went. */
+#include "clgauge/report.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { COLS = 13, CELL = 40 };
+
+static void cell_ms(char *buf, double ms) {
+  if (!isfinite(ms))
+    snprintf(buf, CELL, "-");
+  else if (ms >= 100)
+    snprintf(buf, CELL, "%.0f", ms);
+  else if (ms >= 1)
+    snprintf(buf, CELL, "%.2f", ms);
+  else
+    snprintf(buf, CELL, "%.4f", ms);
+}
+
+static void print_row(FILE *out, char cells[][CELL], const int *width) {
+  for (int c = 0; c < COLS; ++c) {
+    /* names left-aligned, figures right-aligned */
+    if (c < 3)
+      fprintf(out, "%s%-*s", c ? "  " : "", width[c], cells[c]);
+    else
+      fprintf(out, "  %*s", width[c], cells[c]);
+  }
+  fputc('\n', out);
+}
+
+static void record_cells(const cg_record *r, char cells[][CELL]) {
+  snprintf(cells[0], CELL, "%s", r->backend);
+  snprintf(cells[1], CELL, "%s%s%s", r->variant, r->mode[0] ? "/" : "", r->mode);
+  snprintf(cells[2], CELL, "%s", cg_status_name(r->status));
+  cell_ms(cells[3], r->init_ms);
+  cell_ms(cells[4], r->compile_ms);
+  if (strcmp(r->compile_kind, "lazy") == 0) snprintf(cells[4], CELL, "in first");
+  cell_ms(cells[5], r->upload_ms);
+  cell_ms(cells[6], r->first.complete_ms);
+  int it = r->iters_per_run;
+  double med = cg_per_iter(r->steady_complete.median, it);
+  if (isfinite(med))
+    snprintf(cells[7], CELL, "%.4g ±%.2g", med, cg_per_iter(r->steady_complete.stddev, it));
+  else
+    snprintf(cells[7], CELL, "-");
+  double g = cg_gflops(r->flops_per_iter * it, r->steady_complete.median);
+  if (isfinite(g))
+    snprintf(cells[8], CELL, "%.1f", g);
+  else
+    snprintf(cells[8], CELL, "-");
+  cell_ms(cells[9], cg_per_iter(r->steady_device.median, it));
+  if (r->status == CG_STATUS_OK && r->device_time_why[0]) snprintf(cells[9], CELL, "n/a");
+  cell_ms(cells[10], cg_per_iter(r->steady_enqueue.median, it));
+  cell_ms(cells[11], r->download_ms);
+  if (isfinite(r->verify_error))
+    snprintf(cells[12], CELL, "%.1e", r->verify_error);
+  else
+    snprintf(cells[12], CELL, "-");
+}
+
+static const cg_record *reference_for(const cg_report *report, const cg_record *r) {
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *c = &report->records[i];
+    if (c->reference && c->status == CG_STATUS_OK && strcmp(c->workload, r->workload) == 0 &&
+        strcmp(c->group, r->group) == 0)
+      return c;
+  }
+  return NULL;
+}
+
+/* "backend/variant", with "/transfer" where the record has one. */
+static const char *record_name(const cg_record *r, char *buf, size_t size) {
+  snprintf(buf, size, "%s/%s%s%s", r->backend, r->variant, r->mode[0] ? "/" : "", r->mode);
+  return buf;
+}
+
+/* Where the compile time came from, as far as the run can tell. */
+static const char *compile_origin(const cg_record *r) {
+  if (strcmp(r->compile_kind, "cache") == 0) return "binaries from the cache";
+  if (strcmp(r->driver_cache, "on") == 0) return "from source; the driver's cache may have served it";
+  if (strcmp(r->driver_cache, "off") == 0) return "from source, cold";
+  return "from source";
+}
+
+static void print_summary(const cg_report *report, const cg_record *r, FILE *out) {
+  char name[80];
+  double cold = r->init_ms + (isfinite(r->compile_ms) ? r->compile_ms : 0) + r->upload_ms +
+                r->first.complete_ms;
+  double steady = cg_per_iter(r->steady_complete.median, r->iters_per_run);
+  fprintf(out, "  %s: run 0 took %.1f ms, of which context %.1f ms, ",
+          record_name(r, name, sizeof name), cold, r->init_ms);
+  if (isfinite(r->compile_ms))
+    fprintf(out, "compile %.1f ms (%s), upload %.1f ms, first run %.1f ms", r->compile_ms,
+            compile_origin(r), r->upload_ms, r->first.complete_ms);
+  else
+    fprintf(out, "upload %.1f ms, first run %.1f ms (library compile inside)", r->upload_ms,
+            r->first.complete_ms);
+  fprintf(out, "; steady %.3g ms per iteration", steady);
+  const cg_record *ref = reference_for(report, r);
+  if (ref) {
+    double ref_steady = cg_per_iter(ref->steady_complete.median, ref->iters_per_run);
+    double ratio = ref_steady / steady;
+    if (ratio >= 1)
+      fprintf(out, ", %.2fx faster than %s (%.3g ms)", ratio, ref->backend, ref_steady);
+    else
+      fprintf(out, ", %.2fx slower than %s (%.3g ms)", 1 / ratio, ref->backend, ref_steady);
+    double cold_iters = cold / ref_steady;
+    fprintf(out, "; run 0 costs as much as %.0f %s iterations", cold_iters, ref->backend);
+  }
+  double enq = cg_per_iter(r->steady_enqueue.median, r->iters_per_run);
+  if (isfinite(enq) && enq < 0.5 * steady)
+    fprintf(out, "; an unsynchronised timer would have seen %.3g ms", enq);
+  if (isfinite(r->batch_upload_ms))
+    fprintf(out, "; per batch on the device: upload %.3g ms, compute %.3g ms, %.0f%% of the upload "
+                 "hidden behind compute",
+            r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
+  fputs("\n", out);
+  if (r->kernel.nparams > 0) {
+    fputs("    kernel parameters:", out);
+    for (int i = 0; i < r->kernel.nparams; ++i) {
+      const cg_kernel_param *k = &r->kernel.params[i];
+      fprintf(out, "%s %s=%d", i ? "," : "", k->name, k->value);
+      if (k->origin != CG_ORIGIN_DEFAULT) fprintf(out, " (%s)", cg_origin_name(k->origin));
+    }
+    fputs("\n", out);
+  }
+  if (r->nsplit > 0) {
+    double sum = 0;
+    for (int i = 0; i < r->nsplit; ++i) sum += r->split[i].ms;
+    fprintf(out, "    one iteration on the device, %.3g ms in %d commands (%.3g ms of wall time):",
+            sum, r->nsplit, steady);
+    for (int i = 0; i < r->nsplit; ++i)
+      fprintf(out, "%s %s %.3g", i ? ";" : "", r->split[i].name, r->split[i].ms);
+    fputs("\n", out);
+  }
+}
+
+/* Records whose loss curves share a block: the same workload and, in a sweep, the same size. */
+static bool same_block(const cg_record *a, const cg_record *b) {
+  return strcmp(a->workload, b->workload) == 0 && strcmp(a->group, b->group) == 0;
+}
+
+/* The loss curves of the training records side by side, one row per printed iteration. */
+static void print_losses(const cg_report *report, FILE *out) {
+  const cg_record *block = NULL;
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    if (r->nlosses == 0 || (block && same_block(r, block))) continue;
+    block = r; /* a new workload or sweep size starts a new block */
+    if (r->group[0])
+      fprintf(out, "\nloss of %s (%s)\n%10s", r->workload, r->group, r->loss_unit);
+    else
+      fprintf(out, "\nloss of %s\n%10s", r->workload, r->loss_unit);
+    for (int j = i; j < report->count; ++j) {
+      const cg_record *c = &report->records[j];
+      char name[80];
+      if (c->nlosses && same_block(c, r))
+        fprintf(out, "  %18.18s", record_name(c, name, sizeof name));
+    }
+    fputc('\n', out);
+    for (int k = 0; k < r->nlosses; ++k) {
+      fprintf(out, "%10d", k * r->loss_every);
+      for (int j = i; j < report->count; ++j) {
+        const cg_record *c = &report->records[j];
+        if (c->nlosses && same_block(c, r))
+          fprintf(out, "  %18.9g", k < c->nlosses ? c->losses[k] : NAN);
+      }
+      fputc('\n', out);
+    }
+  }
+}
+
+void cg_report_print_table(const cg_report *report, FILE *out) {
+  static const char *const head[COLS] = {
+      "backend", "variant", "status", "init ms", "compile ms", "upload ms", "first ms",
+      "steady ms/it", "GFLOP/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
+  char(*cells)[COLS][CELL] = calloc((size_t)report->count + 1, sizeof *cells);
+  if (!cells) return;
+  int width[COLS];
+  for (int c = 0; c < COLS; ++c) {
+    snprintf(cells[0][c], CELL, "%s", head[c]);
+    width[c] = (int)strlen(head[c]);
+  }
+  for (int i = 0; i < report->count; ++i) {
+    record_cells(&report->records[i], cells[i + 1]);
+    for (int c = 0; c < COLS; ++c) {
+      int w = (int)strlen(cells[i + 1][c]);
+      if (c == 7 && strstr(cells[i + 1][c], "±")) w -= 1; /* two bytes, one column */
+      if (w > width[c]) width[c] = w;
+    }
+  }
+
+  const char *last_device = NULL, *last_workload = NULL;
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    if (!last_workload || strcmp(last_workload, r->workload) != 0 ||
+        (!r->host_backend && (!last_device || strcmp(last_device, r->device) != 0))) {
+      if (r->host_backend)
+        fprintf(out, "\n%s on host (OpenBLAS)\n", r->workload);
+      else if (r->device[0])
+        fprintf(out, "\n%s on %s (%s, driver %s)\n", r->workload, r->device, r->platform,
+                r->driver);
+      else
+        fprintf(out, "\n%s: no OpenCL device\n", r->workload);
+      print_row(out, cells[0], width);
+      last_workload = r->workload;
+      if (!r->host_backend) last_device = r->device;
+    }
+    print_row(out, cells[i + 1], width);
+  }
+
+  bool any_note = false;
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    if (r->status == CG_STATUS_OK && !r->device_time_why[0]) continue;
+    if (r->status == CG_STATUS_OK && r->host_backend) continue;
+    if (!any_note) fputs("\nnotes:\n", out);
+    any_note = true;
+    char name[80];
+    if (r->status != CG_STATUS_OK)
+      fprintf(out, "  %s: %s: %s\n", record_name(r, name, sizeof name), cg_status_name(r->status),
+              r->reason);
+    else
+      fprintf(out, "  %s: device time n/a: %s\n", record_name(r, name, sizeof name),
+              r->device_time_why);
+  }
+
+  print_losses(report, out);
+
+  bool any_summary = false;
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    if (r->status != CG_STATUS_OK || r->host_backend) continue;
+    if (!any_summary) fputs("\nwhere the time goes:\n", out);
+    any_summary = true;
+    print_summary(report, r, out);
+  }
+  free(cells);
+}
