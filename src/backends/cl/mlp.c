@@ -78,6 +78,7 @@ static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_kernel_config
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
   size_t ts = edge_for(info->max_work_group);
+  cg_origin origin = CG_ORIGIN_DEFAULT;
   for (;;) {
     snprintf(config->build_options, sizeof config->build_options, "-DTS=%zu", ts);
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
@@ -88,13 +89,14 @@ static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_kernel_config
     CG_CHECK(edge_for(wg) < ts, CG_UNSUPPORTED,
              "kernel mlp_gemm allows %zu work-items per group on this device", wg);
     ts = edge_for(wg);
+    origin = CG_ORIGIN_FALLBACK;
     clReleaseKernel(m->gemm);
     clReleaseProgram(m->program);
     m->gemm = NULL;
     m->program = NULL;
   }
   m->ts = ts;
-  cg_kernel_config_set(config, "TS", (int)ts, ts < 16 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT);
+  cg_kernel_config_set(config, "TS", (int)ts, origin);
   CG_TRY(cg_mlp_eltwise_create(m->program, info, &m->step.ew, err));
 cleanup:
   return rc;
@@ -137,8 +139,8 @@ static int ceil_div(int a, int b) { return (a + b - 1) / b; }
  * wants register blocking. Then one row tile per work-group (TPG). Then two launches when one
  * work-group can sum the partials quickly (about 64 loads per work-item), else three. Overrides
  * (TX, TY, R, KC, TPG, THREE, DZ1A) replace the choices, for tuning on a device; the result stays
- * correct for any valid setting. A value is a fallback where the work-group or local-memory
- * limits made it smaller than the rule's choice. */
+ * correct for any valid setting. A value that the local memory made smaller than the rule's
+ * choice is a fallback (build_fused marks those that the kernels' work-group limits shrank). */
 static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              const cg_kernel_overrides *ov, fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
@@ -153,8 +155,7 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
     else
       c->ty /= 2;
   }
-  c->origin.tx = c->tx < 16 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
-  c->origin.ty = c->ty < 16 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+  c->origin.tx = c->origin.ty = CG_ORIGIN_DEFAULT;
   c->tx = cg_kernel_override(ov, "TX", c->tx, &c->origin.tx);
   c->ty = cg_kernel_override(ov, "TY", c->ty, &c->origin.ty);
   CG_CHECK(c->tx >= 1 && c->ty >= 1 && c->tx <= lim && c->ty <= lim && c->tx * c->ty <= lim,
@@ -207,7 +208,7 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->rgroups = ceil_div(row_tiles, c->tpg);
 
   c->wgb = (int)cg_pow2_floor(limit < 1024 ? limit : 1024);
-  c->origin.wgb = c->wgb < 1024 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+  c->origin.wgb = CG_ORIGIN_DEFAULT;
   c->three = (double)c->rgroups * N * H > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
@@ -253,9 +254,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
   const cg_mlp_shape s = m->md.setup.shape;
   size_t limit = info->max_work_group;
+  fused_config first = {0};
   for (;;) {
     fused_config *c = &m->cfg;
     CG_TRY(fused_configure(s, info, limit, env->overrides, c, err));
+    if (limit == info->max_work_group) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
              "-DRM2=%d -DKC=%d -DTPG=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d "
@@ -291,7 +294,12 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     m->wide = m->small = m->reduce = NULL;
     m->program = NULL;
   }
-  fused_record(&m->cfg, config);
+  /* work-group sizes that a rebuild within the kernels' limits made smaller */
+  fused_config *c = &m->cfg;
+  if (c->origin.tx == CG_ORIGIN_DEFAULT && c->tx < first.tx) c->origin.tx = CG_ORIGIN_FALLBACK;
+  if (c->origin.ty == CG_ORIGIN_DEFAULT && c->ty < first.ty) c->origin.ty = CG_ORIGIN_FALLBACK;
+  if (c->wgb < first.wgb) c->origin.wgb = CG_ORIGIN_FALLBACK;
+  fused_record(c, config);
 cleanup:
   return rc;
 }
