@@ -1334,8 +1334,9 @@ END_TEST
 
 /* ---- crossover along a sweep ---- */
 
-/* A synthetic mlp record at size (din = hidden = size): steady time per iteration, and the
- * total (init, compile, upload and one run of 10 iterations) */
+/* A synthetic mlp record of a sweep point (din = hidden = size): steady time per iteration, and
+ * the total (init, compile, upload and two runs of 10 iterations). The host one is the
+ * reference. */
 static void add_record(cg_report *report, const char *backend, const char *variant, bool host,
                        int size, double steady_per_iter, double total, cg_status status) {
   cg_record *r = cg_report_add(report);
@@ -1343,7 +1344,9 @@ static void add_record(cg_report *report, const char *backend, const char *varia
   snprintf(r->workload, sizeof r->workload, "mlp");
   snprintf(r->backend, sizeof r->backend, "%s", backend);
   snprintf(r->variant, sizeof r->variant, "%s", variant);
-  r->host_backend = host;
+  r->host_backend = r->reference = host;
+  snprintf(r->group, sizeof r->group, "hidden %d", size);
+  r->sweep_value = size;
   r->status = status;
   cg_record_add_param(r, "batch", 64);
   cg_record_add_param(r, "din", size);
@@ -1402,28 +1405,33 @@ START_TEST(test_crossovers) {
     add_record(&report, "dev", "failed", false, sizes[i], 0.1, 1, i == 2 ? CG_STATUS_ERROR
                                                                          : CG_STATUS_OK);
   }
-  /* A matmul record in between changes nothing. */
+  /* A matmul record in between changes nothing, nor does an mlp record outside the sweep. */
   cg_record *m = cg_report_add(&report);
   snprintf(m->workload, sizeof m->workload, "matmul");
   snprintf(m->backend, sizeof m->backend, "dev");
   snprintf(m->variant, sizeof m->variant, "other");
+  m->sweep_value = 1024;
+  m = cg_report_add(&report);
+  snprintf(m->workload, sizeof m->workload, "mlp");
+  snprintf(m->backend, sizeof m->backend, "dev");
+  snprintf(m->variant, sizeof m->variant, "alone");
 
   cg_crossover x[8];
   memset(x, 0x55, sizeof x);
   const int n = cg_crossovers(&report, "mlp", x, 8);
-  ck_assert_int_eq(n, 4); /* the OpenCL ones only, each once */
+  ck_assert_int_eq(n, 4); /* the swept device ones only, each once */
   const cg_crossover *fast = find_x(x, n, "dev", "fast");
-  ck_assert_int_eq(fast->loop_size, 1024);
-  ck_assert_int_eq(fast->total_size, 4096);
+  ck_assert_double_eq(fast->loop_size, 1024);
+  ck_assert_double_eq(fast->total_size, 4096);
   const cg_crossover *slow = find_x(x, n, "dev", "slow");
-  ck_assert_int_eq(slow->loop_size, 0);
-  ck_assert_int_eq(slow->total_size, 0);
+  ck_assert_double_eq(slow->loop_size, 0);
+  ck_assert_double_eq(slow->total_size, 0);
   const cg_crossover *fickle = find_x(x, n, "dev", "fickle");
-  ck_assert_int_eq(fickle->loop_size, 4096);
-  ck_assert_int_eq(fickle->total_size, 4096);
+  ck_assert_double_eq(fickle->loop_size, 4096);
+  ck_assert_double_eq(fickle->total_size, 4096);
   const cg_crossover *failed = find_x(x, n, "dev", "failed");
-  ck_assert_int_eq(failed->loop_size, 0);
-  ck_assert_int_eq(failed->total_size, 0);
+  ck_assert_double_eq(failed->loop_size, 0);
+  ck_assert_double_eq(failed->total_size, 0);
   /* At most max entries. */
   ck_assert_int_eq(cg_crossovers(&report, "mlp", x, 2), 2);
   cg_report_free(&report);
