@@ -32,10 +32,10 @@
 #define TOL 1e-4
 /* A weight that should change must move by at least this much (relative) in the reference. */
 #define MEASURABLE (10 * TOL)
-/* The learning rate of the ops tests moves the weight that moves most by STEP_CHANGE of its norm
- * in the first step; a draw whose later steps move a weight by more than twice that is replaced.
- * Large enough that an update computed from the wrong operands (w2 after its update, say) is seen
- * beyond TOL; small enough that three steps do not amplify rounding errors. */
+/* The learning rate of the implementation tests moves the weight that moves most by STEP_CHANGE
+ * of its norm in the first step; a draw whose later steps move a weight by more than twice that
+ * is replaced. Large enough that an update computed from the wrong operands (w2 after its update,
+ * say) is seen beyond TOL; small enough that three steps do not amplify rounding errors. */
 #define STEP_CHANGE 0.05
 /* A pre-activation z = sum_p a_p with |z| < TIE_MARGIN * sum_p |a_p| could change sign under fp32
  * rounding (typically ~sqrt(k) * eps relative to that sum, far below 8 eps for k > 1). */
