@@ -1,0 +1,221 @@
+/* The workload commands (clgauge matmul, mlp, ...) and the suite: options, --help and jobs, all
+ * from the workload descriptors. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "front.h"
+#include "clgauge/params.h"
+#include "clgauge/workload.h"
+
+/* ---- the workload commands, from the descriptors ---- */
+
+/* "  --name ARG" then the help, its continuation lines indented under it. */
+static void print_option(const char *name, const char *help, const char *suffix) {
+  printf("  %-18s ", name);
+  if ((int)strlen(name) > 18) printf("\n%21s", "");
+  for (const char *p = help; *p; ++p) {
+    putchar(*p);
+    if (*p == '\n' && p[1]) printf("%21s", "");
+  }
+  printf("%s\n", suffix);
+}
+
+static void workload_help(const cg_workload *w) {
+  printf("usage: clgauge %s [options]\n\n%s\n", w->name, w->help);
+  for (int i = 0; i < w->nparams; ++i) {
+    const cg_param_desc *d = &w->params[i];
+    char opt[64], name[96], dflt[64] = "";
+    cg_param_option(d, opt, sizeof opt);
+    if (d->kind == CG_PARAM_FLAG) {
+      snprintf(name, sizeof name, "%s", opt);
+    } else {
+      snprintf(name, sizeof name, "%s %s", opt, d->metavar);
+      snprintf(dflt, sizeof dflt, " (default %g)", d->dflt);
+    }
+    print_option(name, d->help, dflt);
+  }
+  if (w->presets) {
+    char help[512] = "", name[64];
+    for (int i = 0; w->presets[i].name; ++i)
+      snprintf(help + strlen(help), sizeof help - strlen(help), "%s%s: %s",
+               i ? (w->presets[i + 1].name ? "; " : "; or ") : "", w->presets[i].name,
+               w->presets[i].summary);
+    snprintf(name, sizeof name, "--preset NAME");
+    print_option(name, help, "");
+  }
+  if (w->modes) {
+    char name[64];
+    snprintf(name, sizeof name, "--%s %s", w->modes->option, w->modes->metavar);
+    print_option(name, w->modes->help, "");
+  }
+  if (w->sweep) {
+    char name[64];
+    snprintf(name, sizeof name, "--%s LIST", w->sweep->option);
+    print_option(name, w->sweep->help, "");
+  }
+  printf("%s\n%s", common_help, exit_help);
+}
+
+enum { MAX_SWEEP = 32 };
+
+/* A workload command's options: the base job and the sweep sizes, if any. */
+typedef struct workload_opts {
+  cg_job job;
+  int sweep[MAX_SWEEP];
+  int nsweep;
+} workload_opts;
+
+/* 1: argv[*i] was one of the workload's own options, 0: it was not, -1: bad. */
+static int parse_workload_option(int argc, char **argv, int *i, workload_opts *wo) {
+  const cg_workload *w = wo->job.workload;
+  const char *v = NULL;
+  bool bad = false;
+  cg_error err = {0};
+  for (int k = 0; k < w->nparams; ++k) {
+    const cg_param_desc *d = &w->params[k];
+    char opt[64];
+    cg_param_option(d, opt, sizeof opt);
+    double value = 1;
+    if (d->kind == CG_PARAM_FLAG) {
+      if (!cli_flag(argv[*i], opt)) continue;
+    } else {
+      if (!cli_option(argc, argv, i, opt, &v, &bad)) continue;
+      if (bad) return -1;
+      int whole = 0;
+      if (d->kind == CG_PARAM_INT) {
+        if (!cli_int(opt, v, (long long)d->min, (long long)d->max, &whole)) return -1;
+        value = whole;
+      } else if (!cli_double(opt, v, d->min, d->max, &value)) {
+        return -1;
+      }
+    }
+    if (cg_params_set(&wo->job.params, d->name, value, &err) != CG_OK) {
+      cli_error("%s", err.msg);
+      return -1;
+    }
+    return 1;
+  }
+  char opt[64];
+  if (w->modes) {
+    snprintf(opt, sizeof opt, "--%s", w->modes->option);
+    if (cli_option(argc, argv, i, opt, &v, &bad)) {
+      if (bad) return -1;
+      if (cg_job_select_modes(&wo->job, v, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+      }
+      return 1;
+    }
+  }
+  if (w->presets && cli_option(argc, argv, i, "--preset", &v, &bad))
+    return bad ? -1 : 1; /* applied before the other options */
+  if (w->sweep) {
+    snprintf(opt, sizeof opt, "--%s", w->sweep->option);
+    if (cli_option(argc, argv, i, opt, &v, &bad)) {
+      char **list = NULL;
+      const cg_param_desc *d = &w->params[cg_params_index(&wo->job.params, w->sweep->params[0])];
+      if (bad || !cli_list(opt, v, MAX_SWEEP, &list)) return -1;
+      wo->nsweep = 0;
+      bool ok = true;
+      for (int k = 0; list[k] && ok; ++k)
+        ok = cli_int(opt, list[k], (long long)d->min, (long long)d->max, &wo->sweep[wo->nsweep++]);
+      cli_list_free(list);
+      return ok ? 1 : -1;
+    }
+  }
+  return 0;
+}
+
+/* Parse a workload command into wo and o; returns -1 on a bad option, 1 for --help, 0 otherwise.
+ * --preset applies first wherever it stands, so that explicit sizes override it. */
+static int parse_workload(int argc, char **argv, workload_opts *wo, common_opts *o) {
+  const cg_workload *w = wo->job.workload;
+  for (int i = 1; i < argc && w->presets; ++i) {
+    const char *v = NULL;
+    bool bad = false;
+    if (cli_option(argc, argv, &i, "--preset", &v, &bad)) {
+      cg_error err = {0};
+      if (bad) return -1;
+      if (cg_job_preset(&wo->job, v, &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        return -1;
+      }
+    }
+  }
+  /* a preset sets sizes, but they are still the preset's, not given on the command line */
+  memset(wo->job.params.given, 0, sizeof wo->job.params.given);
+  for (int i = 1; i < argc; ++i) {
+    int c = parse_common(argc, argv, &i, o);
+    if (c == 0) c = parse_workload_option(argc, argv, &i, wo);
+    if (c < 0) return -1;
+    if (c > 0) continue;
+    if (cli_flag(argv[i], "--help")) return 1;
+    cli_error("unknown option '%s' (see 'clgauge %s --help')", argv[i], w->name);
+    return -1;
+  }
+  return 0;
+}
+
+int cmd_workload(const cg_workload *w, int argc, char **argv) {
+  char command[64];
+  snprintf(command, sizeof command, "clgauge %s", w->name);
+  cli_set_command(command);
+  workload_opts wo = {0};
+  cg_job_init(&wo.job, w);
+  common_opts o = {.seed = 42};
+  const int p = parse_workload(argc, argv, &wo, &o);
+  int status = p < 0 ? EXIT_USAGE : 0;
+  if (p > 0) workload_help(w);
+  if (p == 0) {
+    cg_job jobs[MAX_SWEEP];
+    int njobs = 1;
+    jobs[0] = wo.job;
+    if (wo.nsweep > 0) {
+      cg_error err = {0};
+      njobs = wo.nsweep;
+      for (int j = 0; j < njobs && status == 0; ++j)
+        if (cg_job_sweep_point(&wo.job, wo.sweep[j], &jobs[j], &err) != CG_OK) {
+          cli_error("%s", err.msg);
+          status = EXIT_USAGE;
+        }
+    }
+    if (status == 0) status = run_jobs(jobs, njobs, &o, argc, argv);
+  }
+  free_common(&o);
+  return status;
+}
+
+/* ---- clgauge suite ---- */
+
+int cmd_suite(int argc, char **argv) {
+  cli_set_command("clgauge suite");
+  common_opts o = {.seed = 42};
+  int status = 0;
+  for (int i = 1; i < argc && status == 0; ++i) {
+    const int c = parse_common(argc, argv, &i, &o);
+    if (c > 0) continue;
+    if (c == 0 && cli_flag(argv[i], "--help")) {
+      printf("usage: clgauge suite [options]\n\n"
+             "The default suite: every workload with its defaults (");
+      for (const cg_workload *const *w = cg_workload_all(); *w; ++w)
+        printf("%s%s", w == cg_workload_all() ? "" : ", ", (*w)->name);
+      printf(") on every\nbackend. A variant is accepted when any workload has it.\n\n%s\n%s",
+             common_help, exit_help);
+      free_common(&o);
+      return 0;
+    }
+    if (c == 0) cli_error("unknown option '%s' (see 'clgauge suite --help')", argv[i]);
+    status = EXIT_USAGE;
+  }
+  if (status == 0) {
+    cg_job jobs[16];
+    int njobs = 0;
+    for (const cg_workload *const *w = cg_workload_all(); *w && njobs < 16; ++w)
+      cg_job_init(&jobs[njobs++], *w);
+    status = run_jobs(jobs, njobs, &o, argc, argv);
+  }
+  free_common(&o);
+  return status;
+}

@@ -1,0 +1,120 @@
+/* The options every clgauge command takes, and kernel-parameter overrides. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "front.h"
+#include "clgauge/backend.h"
+#include "clgauge/report.h"
+
+const char common_help[] =
+    "  --device SEL       device: index from 'clgauge list' (3, or 0:1 as platform:device),\n"
+    "                     type (gpu, cpu, accelerator), or vendor/name substring (nvidia, pocl);\n"
+    "                     default $CLGAUGE_DEVICE, else the first GPU, else the first device\n"
+    "  --backend LIST     comma-separated backends: cpu, clblast, cl (default: all)\n"
+    "  --variant LIST     comma-separated variants of the backends (default: all)\n"
+    "  --kernel-dir DIR   read the OpenCL kernels from DIR instead of the embedded copies\n"
+    "  --binary-cache DIR keep built OpenCL programs in DIR (created if missing) and load them\n"
+    "                     on later runs: the compile phase then shows the cached cost\n"
+    "  --cold-compile     switch off the drivers' own kernel caches (NVIDIA, PoCL, Mesa) so that\n"
+    "                     the compile phase shows a cold build\n"
+    "  --kernel-param LIST  set kernel parameters of the hand-written kernels, as NAME=VALUE,...\n"
+    "                     (matmul: TS; mlp fused: TX, TY, R, KC, TPG, THREE, DZ1A; see the\n"
+    "                     records' kernel configuration for what each kernel takes)\n"
+    "  --seed N           seed of the input generator (default 42)\n"
+    "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
+    "  --csv FILE         write the results as CSV\n"
+    "  --quiet            no progress lines on stderr\n"
+    "  --help             this text\n";
+
+const char exit_help[] =
+    "Exit status: 0 when every record is ok, unsupported or skipped; 3 when a record is 'error'\n"
+    "(the others still run and the files are still written); 2 for bad usage; 1 otherwise.\n";
+
+/* 1: consumed, 0: not a common option, -1: bad. */
+int parse_common(int argc, char **argv, int *i, common_opts *o) {
+  const char *v = NULL;
+  bool bad = false;
+  if (cli_option(argc, argv, i, "--device", &v, &bad)) {
+    if (bad) return -1;
+    o->device = v;
+  } else if (cli_option(argc, argv, i, "--kernel-dir", &v, &bad)) {
+    if (bad) return -1;
+    o->kernel_dir = v;
+  } else if (cli_option(argc, argv, i, "--binary-cache", &v, &bad)) {
+    if (bad) return -1;
+    o->binary_cache = v;
+  } else if (cli_flag(argv[*i], "--cold-compile")) {
+    o->cold_compile = true;
+  } else if (cli_option(argc, argv, i, "--json", &v, &bad)) {
+    if (bad) return -1;
+    o->json = v;
+  } else if (cli_option(argc, argv, i, "--csv", &v, &bad)) {
+    if (bad) return -1;
+    o->csv = v;
+  } else if (cli_option(argc, argv, i, "--backend", &v, &bad)) {
+    cli_list_free(o->backends);
+    o->backends = NULL;
+    if (bad || !cli_list("--backend", v, 8, &o->backends)) return -1;
+  } else if (cli_option(argc, argv, i, "--variant", &v, &bad)) {
+    cli_list_free(o->variants);
+    o->variants = NULL;
+    if (bad || !cli_list("--variant", v, 16, &o->variants)) return -1;
+  } else if (cli_option(argc, argv, i, "--kernel-param", &v, &bad)) {
+    cg_error err = {0};
+    if (bad) return -1;
+    if (cg_kernel_overrides_parse(&o->overrides, v, &err) != CG_OK) {
+      cli_error("%s", err.msg);
+      return -1;
+    }
+  } else if (cli_option(argc, argv, i, "--seed", &v, &bad)) {
+    if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
+  } else if (cli_flag(argv[*i], "--quiet")) {
+    o->quiet = true;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
+void free_common(common_opts *o) {
+  cli_list_free(o->backends);
+  cli_list_free(o->variants);
+}
+
+/* The old spelling of the fused mlp's overrides, CLGAUGE_MLP_FUSED="tx=8,r=4", read here (never
+ * inside the library) as --kernel-param with the names in upper case. */
+int legacy_overrides(common_opts *o) {
+  const char *spec = getenv("CLGAUGE_MLP_FUSED");
+  if (!spec || !*spec) return 0;
+  char upper[256];
+  snprintf(upper, sizeof upper, "%s", spec);
+  for (char *c = upper; *c && *c != '\0'; ++c)
+    if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+  cg_error err = {0};
+  if (cg_kernel_overrides_parse(&o->overrides, upper, &err) != CG_OK) {
+    cli_error("CLGAUGE_MLP_FUSED: %s", err.msg);
+    return EXIT_USAGE;
+  }
+  return 0;
+}
+
+/* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */
+int check_overrides(const common_opts *o, const cg_job *jobs, int njobs) {
+  for (int k = 0; k < o->overrides.count; ++k) {
+    const char *name = o->overrides.items[k].name;
+    bool taken = false;
+    for (const cg_impl *const *i = cg_impl_all(); *i && !taken; ++i) {
+      bool listed = false;
+      for (int j = 0; j < njobs; ++j) listed |= strcmp((*i)->workload, jobs[j].workload->name) == 0;
+      taken = listed && cg_backend_selected((const char *const *)o->backends, (*i)->backend) &&
+              cg_variant_index((*i)->kernel_params, name) >= 0;
+    }
+    if (!taken) {
+      cli_error("--kernel-param %s: no selected kernel takes a parameter '%s'", name, name);
+      return EXIT_USAGE;
+    }
+  }
+  return 0;
+}
