@@ -24,6 +24,15 @@ static void print_option(const char *name, const char *help, const char *suffix)
 
 static void workload_help(const cg_workload *w) {
   printf("usage: clgauge %s [options]\n\n%s\n", w->name, w->help);
+  if (w->presets) {
+    char help[512] = "", name[64];
+    for (int i = 0; w->presets[i].name; ++i)
+      snprintf(help + strlen(help), sizeof help - strlen(help), "%s%s: %s",
+               i ? (w->presets[i + 1].name ? "; " : "; or ") : "", w->presets[i].name,
+               w->presets[i].summary);
+    snprintf(name, sizeof name, "--preset NAME");
+    print_option(name, help, "");
+  }
   for (int i = 0; i < w->nparams; ++i) {
     const cg_param_desc *d = &w->params[i];
     char opt[64], name[96], dflt[64] = "";
@@ -35,15 +44,6 @@ static void workload_help(const cg_workload *w) {
       snprintf(dflt, sizeof dflt, " (default %g)", d->dflt);
     }
     print_option(name, d->help, dflt);
-  }
-  if (w->presets) {
-    char help[512] = "", name[64];
-    for (int i = 0; w->presets[i].name; ++i)
-      snprintf(help + strlen(help), sizeof help - strlen(help), "%s%s: %s",
-               i ? (w->presets[i + 1].name ? "; " : "; or ") : "", w->presets[i].name,
-               w->presets[i].summary);
-    snprintf(name, sizeof name, "--preset NAME");
-    print_option(name, help, "");
   }
   if (w->modes) {
     char name[64];

@@ -10,9 +10,7 @@ extern const cg_backend cg_backend_cl;
 
 /* The implementations, named <backend>_<workload>. */
 extern const cg_impl cg_cpu_matmul, cg_clblast_matmul, cg_cl_matmul;
-/* TRANSITION: weak until every workload is on the engine; the registry skips missing ones. */
-extern const cg_impl cg_cpu_mlp __attribute__((weak)), cg_clblast_mlp __attribute__((weak)),
-    cg_cl_mlp __attribute__((weak));
+extern const cg_impl cg_cpu_mlp, cg_clblast_mlp, cg_cl_mlp;
 extern const cg_impl cg_cpu_linear, cg_clblast_linear, cg_cl_linear;
 
 #endif

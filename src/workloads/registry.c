@@ -8,18 +8,10 @@
 #include "clgauge/mlp.h"
 #include "clgauge/workload.h"
 
-/* TRANSITION: weak until every workload is on the engine. */
-extern const struct cg_workload cg_workload_mlp __attribute__((weak));
-
 const cg_workload *const *cg_workload_all(void) {
-  static const cg_workload *all[8];
-  const cg_workload *const listed[] = {&cg_workload_matmul, &cg_workload_mlp,
-                                       &cg_workload_linear};
-  int n = 0;
-  for (int i = 0; i < 3; ++i)
-    if (listed[i]) all[n++] = listed[i];
-  all[n] = NULL;
-  return (const cg_workload *const *)all;
+  static const cg_workload *const all[] = {&cg_workload_matmul, &cg_workload_mlp,
+                                           &cg_workload_linear, NULL};
+  return all;
 }
 
 const cg_workload *cg_workload_find(const char *name) {
