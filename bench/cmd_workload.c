@@ -13,8 +13,10 @@
 
 /* "  --name ARG" then the help, its continuation lines indented under it. */
 static void print_option(const char *name, const char *help, const char *suffix) {
-  printf("  %-18s ", name);
-  if ((int)strlen(name) > 18) printf("\n%21s", "");
+  if ((int)strlen(name) > 18)
+    printf("  %s\n%21s", name, "");
+  else
+    printf("  %-18s ", name);
   for (const char *p = help; *p; ++p) {
     putchar(*p);
     if (*p == '\n' && p[1]) printf("%21s", "");

@@ -46,8 +46,9 @@ static const char *const sweep_params[] = {"din", "hidden", NULL};
 static const cg_param_value sweep_defaults[] = {{"iters", 1000}, {"print_every", 100}, {NULL, 0}};
 static const cg_sweep_desc sweep = {
     "sweep-hidden", "hidden",
-    "run at each size of LIST with din = hidden = size and report the size from which each\n"
-    "OpenCL backend beats cpu; in a sweep --iters defaults to 1000 and --print-every to 100",
+    "run at each size of LIST with din = hidden = size and report\n"
+    "the size from which each OpenCL backend beats cpu; in a sweep\n"
+    "--iters defaults to 1000 and --print-every to 100",
     sweep_params, sweep_defaults};
 
 struct cg_workload_data {
