@@ -91,6 +91,14 @@ typedef struct cg_workload {
   void (*verify)(const cg_workload_data *data, cg_record *rec);
 } cg_workload;
 
+/* The function fields of a descriptor whose file names its functions after them, as every
+ * descriptor of src/workloads does: `.params = params, ..., CG_WORKLOAD_FUNCTIONS`. */
+#define CG_WORKLOAD_FUNCTIONS                                                                      \
+  .validate = validate, .create = create, .destroy = destroy, .flops_per_iter = flops_per_iter,   \
+  .bytes_per_iter = bytes_per_iter, .iters_per_run = iters_per_run, .run_count = run_count,       \
+  .run_at = run_at, .problem = problem, .inputs = inputs, .outputs = outputs,                     \
+  .reference = reference, .adopt_reference = adopt_reference, .verify = verify
+
 /* Every workload, NULL-terminated, in the order of the suite and of clgauge --help. */
 const cg_workload *const *cg_workload_all(void);
 /* The workload of that name, or NULL. */
