@@ -187,8 +187,35 @@ START_TEST(test_long_command_line) {
   char *argv[] = {(char *)"clgauge", long_arg, (char *)"--n", (char *)"3"};
   cg_report report;
   cg_report_init(&report, 4, argv);
-  ck_assert_uint_lt(strlen(report.command), sizeof report.command);
+  /* kept whole, however long */
+  ck_assert_uint_eq(strlen(report.command), strlen("clgauge  --n 3") + strlen(long_arg));
   ck_assert_msg(strncmp(report.command, "clgauge aaaa", 12) == 0, "%s", report.command);
+  ck_assert_str_eq(report.command + 8 + strlen(long_arg), " --n 3");
+  cg_report_free(&report);
+}
+END_TEST
+
+/* Bytes that are not UTF-8 reach the JSON's command as \xHH, which a strict parser takes; the
+ * UTF-8 around them stays as it is. */
+START_TEST(test_command_not_utf8) {
+  char *argv[] = {(char *)"clgauge",      (char *)"--kernel-dir", (char *)"\xff\xfe" "dir",
+                  (char *)"caf\xc3\xa9",    (char *)"\xe2\x82",     (char *)"\xed\xa0\x80",
+                  (char *)"\xc0\xaf",       (char *)"\xf0\x9d\x84\x9e", (char *)"\x80"};
+  cg_report report;
+  cg_report_init(&report, 9, argv);
+  const char *want = "clgauge --kernel-dir \\xff\\xfedir caf\xc3\xa9 \\xe2\\x82 "
+                     "\\xed\\xa0\\x80 \\xc0\\xaf \xf0\x9d\x84\x9e \\x80";
+  ck_assert_str_eq(report.command, want);
+  char *text = cg_report_json(&report);
+  ck_assert_ptr_nonnull(text);
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+    ck_assert_msg(*p != 0xff && *p != 0xfe && *p != 0xc0 && *p != 0xed,
+                  "a byte that is not UTF-8 (0x%02x) in the JSON", *p);
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(root);
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "command")), want);
+  cJSON_Delete(root);
+  free(text);
   cg_report_free(&report);
 }
 END_TEST
@@ -842,6 +869,7 @@ Suite *cg_report_suite(void) {
   TCase *tc = tcase_create("records");
   tcase_add_test(tc, test_init_and_add);
   tcase_add_test(tc, test_long_command_line);
+  tcase_add_test(tc, test_command_not_utf8);
   tcase_add_test(tc, test_params_and_status);
   tcase_add_test(tc, test_record_set_device);
   suite_add_tcase(s, tc);
