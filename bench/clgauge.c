@@ -2,6 +2,7 @@
  * descriptors; it selects the device, runs the jobs through the engine, prints the report and
  * writes results files. The only place that prints for people or exits. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -41,9 +42,16 @@ int main(int argc, char **argv) {
   if (strcmp(cmd, "suite") == 0) return cmd_suite(argc - 1, argv + 1);
   const cg_workload *w = cg_workload_find(cmd);
   if (w) return cmd_workload(w, argc - 1, argv + 1);
-  char names[256] = "list";
-  for (const cg_workload *const *k = cg_workload_all(); *k; ++k)
-    snprintf(names + strlen(names), sizeof names - strlen(names), ", %s", (*k)->name);
-  cli_error("unknown command '%s' (commands: %s, suite; see 'clgauge --help')", cmd, names);
+  size_t size = sizeof "list";
+  for (const cg_workload *const *k = cg_workload_all(); *k; ++k) size += strlen((*k)->name) + 2;
+  char *names = malloc(size);
+  if (names) {
+    snprintf(names, size, "list");
+    for (const cg_workload *const *k = cg_workload_all(); *k; ++k)
+      snprintf(names + strlen(names), size - strlen(names), ", %s", (*k)->name);
+  }
+  cli_error("unknown command '%s' (commands: %s, suite; see 'clgauge --help')", cmd,
+            names ? names : "list");
+  free(names);
   return EXIT_USAGE;
 }

@@ -135,10 +135,20 @@ static int finish_session(session *s, const common_opts *o) {
   return status;
 }
 
+/* A crossover names a record's backend, variant and mode in fields as long as the record's. */
+_Static_assert(sizeof ((cg_crossover *)0)->backend >= sizeof ((cg_record *)0)->backend &&
+                   sizeof ((cg_crossover *)0)->variant >= sizeof ((cg_record *)0)->variant &&
+                   sizeof ((cg_crossover *)0)->mode >= sizeof ((cg_record *)0)->mode,
+               "cg_crossover holds a record's names");
+
 static void print_crossovers(const cg_report *report, const cg_workload *w) {
-  cg_crossover x[16];
-  const int n = cg_crossovers(report, w->name, x, 16);
-  if (n == 0) return;
+  /* at most one per record */
+  cg_crossover *x = malloc((size_t)(report->count > 0 ? report->count : 1) * sizeof *x);
+  const int n = x ? cg_crossovers(report, w->name, x, report->count) : 0;
+  if (n == 0) {
+    free(x);
+    return;
+  }
   printf("\ncrossover (%s): the size from which each OpenCL backend beats cpu\n",
          w->sweep->option);
   for (int i = 0; i < n; ++i) {
@@ -149,9 +159,35 @@ static void print_crossovers(const cg_report *report, const cg_workload *w) {
            "from %s\n",
            x[i].backend, x[i].variant, x[i].mode[0] ? "/" : "", x[i].mode, loop, total);
   }
+  free(x);
 }
 
 /* Validate every job first (nothing runs on bad input), then run them all into one report. */
+/* Every name that a record of the jobs can carry fits the record's fields (a descriptor or a
+ * backend with a longer one is refused here, naming the limit, rather than cut short). */
+static int check_names(const cg_job *jobs, int njobs) {
+  cg_error err = {0};
+  for (int j = 0; j < njobs; ++j) {
+    const cg_workload *w = jobs[j].workload;
+    const char *label = w->sweep ? w->sweep->label : NULL;
+    for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+      if (strcmp((*i)->workload, w->name) != 0) continue;
+      for (int v = 0; (*i)->variants[v]; ++v) {
+        cg_rc rc = cg_record_check_names(w->name, (*i)->backend->name, (*i)->variants[v],
+                                         w->modes ? w->modes->host_mode : NULL, label, &err);
+        for (int m = 0; rc == CG_OK && w->modes && w->modes->names[m]; ++m)
+          rc = cg_record_check_names(w->name, (*i)->backend->name, (*i)->variants[v],
+                                     w->modes->names[m], label, &err);
+        if (rc != CG_OK) {
+          cli_error("%s", err.msg);
+          return EXIT_FAILURE;
+        }
+      }
+    }
+  }
+  return 0;
+}
+
 /* Whether a selected backend that needs an OpenCL device runs one of the jobs' workloads. */
 static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o) {
   for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
@@ -167,14 +203,18 @@ static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
   int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
-  const char *scope[16];
+  const char **scope = calloc((size_t)njobs + 1, sizeof *scope);
   int nscope = 0;
-  for (int j = 0; j < njobs && nscope < 15; ++j) {
+  for (int j = 0; j < njobs && scope; ++j) {
     bool seen = false;
     for (int k = 0; k < nscope; ++k) seen |= strcmp(scope[k], jobs[j].workload->name) == 0;
     if (!seen) scope[nscope++] = jobs[j].workload->name;
   }
-  scope[nscope] = NULL;
+  if (!scope && status == 0) {
+    cli_error("out of memory");
+    status = EXIT_FAILURE;
+  }
+  if (status == 0) status = check_names(jobs, njobs);
   const cg_selection sel = {(const char *const *)o->backends, (const char *const *)o->variants,
                             o->seed, o->kernel_dir, o->binary_cache, &o->overrides, scope};
   cg_error err = {0};
@@ -200,5 +240,6 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     }
   }
   close_session(&s);
+  free(scope);
   return status;
 }
