@@ -1,8 +1,11 @@
 /* A run of clgauge: the device selected, the jobs validated and run into one report, the
  * progress lines, the table, the results files and the exit status. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "front.h"
@@ -66,7 +69,70 @@ static void close_session(session *s) {
   cg_device_list_free(&s->list);
 }
 
-static int check_outputs(const common_opts *o) {
+/* The directory entry a results file is written to: its links followed, the directory as a
+ * file (device and inode) and the name in it. A file is replaced by a rename of that entry, so
+ * two paths write the same file exactly when their entries are the same. */
+typedef struct results_entry {
+  dev_t dev;
+  ino_t ino;
+  char name[4096];
+} results_entry;
+
+static bool results_entry_of(const char *path, results_entry *e) {
+  char target[4096], dir[4096];
+  cg_error err = {0};
+  if (cg_file_target(path, target, sizeof target, &err) != CG_OK) return false;
+  const char *slash = strrchr(target, '/');
+  snprintf(e->name, sizeof e->name, "%s", slash ? slash + 1 : target);
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else
+    snprintf(dir, sizeof dir, "%.*s", slash == target ? 1 : (int)(slash - target), target);
+  struct stat st;
+  if (stat(dir, &st) != 0) return false;
+  e->dev = st.st_dev;
+  e->ino = st.st_ino;
+  return true;
+}
+
+static bool same_results_file(const char *a, const char *b) {
+  results_entry x, y;
+  return strcmp(a, b) == 0 || (results_entry_of(a, &x) && results_entry_of(b, &y) &&
+                               x.dev == y.dev && x.ino == y.ino && strcmp(x.name, y.name) == 0);
+}
+
+/* --kernel-dir: an existing, readable directory with the kernel source of every workload of
+ * the jobs that has one embedded (cl/<workload>.cl), so that a wrong directory stops the run
+ * before it starts instead of failing each OpenCL record. */
+static int check_kernel_dir(const char *dir, const cg_job *jobs, int njobs) {
+  struct stat st;
+  if (stat(dir, &st) != 0) {
+    cli_error("--kernel-dir '%s': %s", dir, strerror(errno));
+    return EXIT_USAGE;
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    cli_error("--kernel-dir '%s' is not a directory", dir);
+    return EXIT_USAGE;
+  }
+  if (access(dir, R_OK | X_OK) != 0) {
+    cli_error("--kernel-dir '%s': cannot read the directory: %s", dir, strerror(errno));
+    return EXIT_USAGE;
+  }
+  for (int j = 0; j < njobs; ++j) {
+    char name[64], path[4200];
+    snprintf(name, sizeof name, "%s.cl", jobs[j].workload->name);
+    if (!cg_embedded_kernel_find(name)) continue;
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || access(path, R_OK) != 0) {
+      cli_error("--kernel-dir '%s': no readable %s there (the kernels of %s)", dir, name,
+                jobs[j].workload->name);
+      return EXIT_USAGE;
+    }
+  }
+  return 0;
+}
+
+static int check_outputs(const common_opts *o, const cg_job *jobs, int njobs) {
   cg_error err = {0};
   const char *paths[] = {o->json, o->csv};
   const char *opts[] = {"--json", "--csv"};
@@ -75,6 +141,15 @@ static int check_outputs(const common_opts *o) {
       cli_error("%s %s", opts[i], err.msg);
       return EXIT_USAGE;
     }
+  if (o->json && o->csv && same_results_file(o->json, o->csv)) {
+    cli_error("--json '%s' and --csv '%s' are the same file: one would overwrite the other",
+              o->json, o->csv);
+    return EXIT_USAGE;
+  }
+  if (o->kernel_dir) {
+    const int status = check_kernel_dir(o->kernel_dir, jobs, njobs);
+    if (status) return status;
+  }
   if (o->binary_cache && cg_dir_ensure(o->binary_cache, &err) != CG_OK) {
     cli_error("--binary-cache %s", err.msg);
     return EXIT_USAGE;
@@ -225,7 +300,7 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
       cli_error("%s", err.msg);
       status = EXIT_USAGE;
     }
-  if (status == 0) status = check_outputs(o);
+  if (status == 0) status = check_outputs(o, jobs, njobs);
   if (status == 0) {
     print_header(&s);
     fflush(stdout);

@@ -712,6 +712,59 @@ START_TEST(test_check_path) {
 }
 END_TEST
 
+/* Written through symbolic links: each link stays a link and the file it leads to is replaced
+ * whole, through relative links (from the link's own directory), chains and a link whose target
+ * does not exist yet; a loop is refused by name. */
+START_TEST(test_write_through_links) {
+  char dir[256], path[600], target[600], sub[600];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(sub, sizeof sub, "%s/sub", dir);
+  ck_assert_int_eq(mkdir(sub, 0755), 0);
+  snprintf(target, sizeof target, "%s/sub/real.json", dir);
+  cg_test_write_file(target, "old contents\n");
+  cg_report report;
+  build_report(&report);
+  cg_error err = {0};
+  struct {
+    const char *link, *to, *target; /* link -> to; target: the file that is replaced */
+  } cases[] = {
+      {"rel.json", "sub/real.json", "sub/real.json"},
+      {"sub/again.json", "real.json", "sub/real.json"},        /* relative to sub/ */
+      {"chain.json", "rel.json", "sub/real.json"},             /* a link to a link */
+      {"dangling.json", "sub/new.json", "sub/new.json"},       /* target made */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, cases[i].link);
+    ck_assert_int_eq(symlink(cases[i].to, path), 0);
+    ck_assert_msg(cg_report_write_json(&report, path, &err) == CG_OK, "%s: %s", cases[i].link,
+                  err.msg);
+    struct stat st;
+    ck_assert_msg(lstat(path, &st) == 0 && S_ISLNK(st.st_mode), "%s: no longer a link",
+                  cases[i].link);
+    snprintf(target, sizeof target, "%s/%s", dir, cases[i].target);
+    ck_assert_msg(lstat(target, &st) == 0 && S_ISREG(st.st_mode), "%s: %s not a file",
+                  cases[i].link, cases[i].target);
+    char *text = cg_test_read_file(target, NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_msg(root != NULL, "%s: %s is not the JSON", cases[i].link, cases[i].target);
+    cJSON_Delete(root);
+    free(text);
+  }
+  /* real.json, new.json and the link again.json: no temporary file left */
+  ck_assert_int_eq(cg_test_dir_entries(sub), 3);
+  snprintf(path, sizeof path, "%s/loop-a.json", dir);
+  ck_assert_int_eq(symlink("loop-b.json", path), 0);
+  snprintf(target, sizeof target, "%s/loop-b.json", dir);
+  ck_assert_int_eq(symlink("loop-a.json", target), 0);
+  const cg_rc loop = cg_report_write_json(&report, path, &err);
+  cg_report_free(&report);
+  cg_test_rmtree(dir);
+  ck_assert_msg(loop == CG_BAD_INPUT && strstr(err.msg, "loop-a.json"), "a loop: rc %d, %s",
+                loop, err.msg);
+}
+END_TEST
+
 /* A directory where the results file should go cannot be written; the check before the run must
  * say so, not the write after the whole run. */
 START_TEST(test_check_path_directory) {
@@ -964,6 +1017,7 @@ Suite *cg_report_suite(void) {
   tc = tcase_create("files");
   tcase_add_test(tc, test_check_path);
   tcase_add_test(tc, test_check_path_directory);
+  tcase_add_test(tc, test_write_through_links);
   tcase_add_test(tc, test_failed_write_leaves_nothing);
   tcase_add_test(tc, test_failed_write_keeps_old_file);
   tcase_add_test(tc, test_written_file_mode);
