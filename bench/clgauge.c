@@ -1,6 +1,9 @@
 /* clgauge: the command-line front end. Its commands, options and --help come from the workload
  * descriptors; it selects the device, runs the jobs through the engine, prints the report and
  * writes results files. The only place that prints for people or exits. */
+#include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +27,7 @@ static void main_help(void) {
          "suite");
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     main_help();
     return EXIT_USAGE;
@@ -54,4 +57,21 @@ int main(int argc, char **argv) {
             names ? names : "list");
   free(names);
   return EXIT_USAGE;
+}
+
+/* Output that did not reach stdout (a full disk, a closed pipe) is an error of its own: exit
+ * status 1 unless the run already failed otherwise. */
+static int check_stdout(int status) {
+  errno = 0;
+  const bool flushed = fflush(stdout) == 0;
+  if (flushed && !ferror(stdout)) return status;
+  cli_error("cannot write to standard output: %s", errno ? strerror(errno) : "write error");
+  return status ? status : EXIT_FAILURE;
+}
+
+int main(int argc, char **argv) {
+  /* A closed pipe shows as EPIPE on a write, checked at the end, instead of killing the process
+   * before it has written its results files. */
+  signal(SIGPIPE, SIG_IGN);
+  return check_stdout(dispatch(argc, argv));
 }

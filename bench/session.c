@@ -184,10 +184,10 @@ static void print_header(const session *s) {
     printf("device: none (no OpenCL device found)\n");
 }
 
-/* Print, write the files, and choose the exit status. */
+/* Write the files, print, and choose the exit status. The files first: a reader that stops
+ * early (a pager quit, `| head`) must not cost a finished benchmark its results. */
 static int finish_session(session *s, const common_opts *o) {
   int status = 0;
-  cg_report_print_table(&s->report, stdout);
   cg_error err = {0};
   if (o->json) {
     if (cg_report_write_json(&s->report, o->json, &err) != CG_OK) {
@@ -205,6 +205,7 @@ static int finish_session(session *s, const common_opts *o) {
       fprintf(stderr, "wrote %s\n", o->csv);
     }
   }
+  cg_report_print_table(&s->report, stdout);
   for (int i = 0; i < s->report.count && status == 0; ++i)
     if (s->report.records[i].status == CG_STATUS_ERROR) status = EXIT_RECORD_ERROR;
   return status;
