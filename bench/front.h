@@ -11,7 +11,8 @@
 #include "clgauge/kernel_config.h"
 #include "clgauge/report.h"
 
-enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
+/* 1 (EXIT_FAILURE): anything else, such as a results file or stdout that cannot be written. */
+enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3, EXIT_NOTHING_RAN = 4 };
 
 /* Options every workload command takes. */
 typedef struct common_opts {
@@ -36,6 +37,10 @@ int parse_common(int argc, char **argv, int *i, common_opts *o);
 void free_common(common_opts *o);
 /* CLGAUGE_MLP_FUSED read as --kernel-param; EXIT_USAGE when malformed. */
 int legacy_overrides(common_opts *o);
+/* Before the first OpenCL call: when the drivers' default cache directory (under
+ * $XDG_CACHE_HOME, else $HOME) cannot be made or written, point them at a directory of this
+ * user's under $TMPDIR and say so on stderr (PoCL lists no device without its cache). */
+void driver_caches_fallback(void);
 /* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */
 int check_overrides(const common_opts *o, const cg_job *jobs, int njobs);
 

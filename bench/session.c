@@ -29,7 +29,9 @@ static int open_session(session *s, const common_opts *o, bool needs_device, int
   cg_error err = {0};
   memset(s, 0, sizeof *s);
   cg_report_init(&s->report, argc, argv);
-  if (o->cold_compile) cg_driver_caches_disable(); /* before the drivers are loaded */
+  /* before the drivers are loaded */
+  driver_caches_fallback();
+  if (o->cold_compile) cg_driver_caches_disable();
   if (cg_device_list_query(&s->list, &err) != CG_OK) {
     cli_error("%s", err.msg);
     return EXIT_FAILURE;
@@ -208,6 +210,20 @@ static int finish_session(session *s, const common_opts *o) {
   cg_report_print_table(&s->report, stdout);
   for (int i = 0; i < s->report.count && status == 0; ++i)
     if (s->report.records[i].status == CG_STATUS_ERROR) status = EXIT_RECORD_ERROR;
+  /* Nothing that was asked for ran (only OpenCL backends and no usable device, say): a status
+   * of its own, so that a script does not take an empty run for a good one. */
+  bool ran = false;
+  const char *why = "";
+  for (int i = 0; i < s->report.count; ++i) {
+    const cg_record *r = &s->report.records[i];
+    ran |= r->status == CG_STATUS_OK || r->status == CG_STATUS_ERROR;
+    if (!why[0]) why = r->reason;
+  }
+  if (status == 0 && !ran) {
+    cli_error("nothing that was asked for ran: every record was skipped or unsupported%s%s%s",
+              why[0] ? " (" : "", why, why[0] ? ")" : "");
+    status = EXIT_NOTHING_RAN;
+  }
   return status;
 }
 

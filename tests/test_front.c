@@ -169,11 +169,40 @@ START_TEST(test_full_disk) {
 }
 END_TEST
 
+/* ---- the environment ---- */
+
+/* A home that cannot hold the drivers' caches (as root /nonexistent can be made, a path under a
+ * file cannot), or none at all: list says where the caches go instead and succeeds. */
+START_TEST(test_home_unusable) {
+  const char *bad = getuid() == 0 ? "HOME=/dev/null/home" : "HOME=/nonexistent";
+  const char *const unusable[] = {bad, "XDG_CACHE_HOME", NULL};
+  const char *const unset[] = {"HOME", "XDG_CACHE_HOME", NULL};
+  const char *const *const envs[] = {unusable, unset};
+  const char *const list[] = {"list", NULL};
+  for (int k = 0; k < 2; ++k) {
+    child c;
+    char *err = NULL;
+    const int status = run(list, -1, envs[k], &c, &err);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: status 0x%x:\n%s",
+                  envs[k][0], (unsigned)status, err);
+    ck_assert_msg(strstr(err, "the drivers' kernel caches cannot be kept in") &&
+                      strstr(err, "clgauge-cache-") && strstr(err, "XDG_CACHE_HOME"),
+                  "%s: stderr:\n%s", envs[k][0], err);
+    free(err);
+    cg_test_rmtree(c.dir);
+  }
+}
+END_TEST
+
 Suite *cg_front_suite(void) {
   Suite *s = suite_create("front");
   TCase *tc = tcase_create("stdout");
   tcase_add_test(tc, test_closed_pipe);
   tcase_add_test(tc, test_full_disk);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("environment");
+  tcase_add_test(tc, test_home_unusable);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return s;
