@@ -12,7 +12,7 @@
 #include "clgauge/report.h"
 
 /* 1 (EXIT_FAILURE): anything else, such as a results file or stdout that cannot be written. */
-enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3, EXIT_NOTHING_RAN = 4 };
+enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3, EXIT_NOTHING_RAN = 4, EXIT_RECORD_TIMEOUT = 5 };
 
 /* Options every workload command takes. */
 typedef struct common_opts {
@@ -26,6 +26,7 @@ typedef struct common_opts {
   char **variants;
   uint64_t seed;
   bool quiet;
+  double record_timeout; /* seconds; 0: no watchdog deadline */
   cg_kernel_overrides overrides;
 } common_opts;
 
@@ -47,6 +48,16 @@ int check_overrides(const common_opts *o, const cg_job *jobs, int njobs);
 /* Validate every job, then run them all into one report: print it, write the files, and return
  * the exit status. */
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv);
+
+/* The results files kept current during a run, and the run stopped cleanly by SIGINT, SIGTERM,
+ * SIGHUP or --record-timeout (guard.c, which says how). Between guard_start and guard_end: at
+ * each record's start (the record just added to the report) guard_record_started, after each
+ * job guard_job_done, and the final files through guard_write_results (0 or EXIT_FAILURE). */
+void guard_start(const common_opts *o, const char *command_name);
+void guard_record_started(const cg_report *report);
+void guard_job_done(const cg_report *report);
+int guard_write_results(const cg_report *report, const common_opts *o);
+void guard_end(void);
 
 int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);

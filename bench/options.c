@@ -29,6 +29,10 @@ const char common_help[] =
     "  --seed N           seed of the input generator (default 42)\n"
     "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
     "  --csv FILE         write the results as CSV\n"
+    "  --record-timeout SECONDS  stop the run when a record takes longer (from its start to its\n"
+    "                     verification): the results files keep the records finished and this\n"
+    "                     one, marked interrupted, and the exit status is 5. A stuck driver\n"
+    "                     call cannot be interrupted safely, so the process ends there\n"
     "  --quiet            no progress lines on stderr\n"
     "  --help             this text\n";
 
@@ -36,8 +40,10 @@ const char exit_help[] =
     "Exit status: 0 when every record is ok, unsupported or skipped and at least one ran; 3\n"
     "when a record is 'error' (the others still run and the files are still written); 4 when\n"
     "nothing that was asked for ran (every record skipped or unsupported, such as OpenCL\n"
-    "backends alone without a usable device); 2 for bad usage; 1 otherwise (a results file or\n"
-    "stdout that cannot be written, among others).\n";
+    "backends alone without a usable device); 5 when a record ran past --record-timeout;\n"
+    "2 for bad usage; 1 otherwise (a results file or stdout that cannot be written, among\n"
+    "others). SIGINT, SIGTERM and SIGHUP end the run with the signal (130, 143 and 129 in a\n"
+    "shell), the results files holding the records finished and the running one, interrupted.\n";
 
 /* Kernel-parameter overrides added from "NAME=VALUE,...", each name checked against the room
  * an override has for it first, so that a long name is refused by its limit rather than read
@@ -102,6 +108,8 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
     if (bad || !parse_overrides(&o->overrides, "--kernel-param ", v)) return -1;
   } else if (cli_option(argc, argv, i, "--seed", &v, &bad)) {
     if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
+  } else if (cli_option(argc, argv, i, "--record-timeout", &v, &bad)) {
+    if (bad || !cli_double("--record-timeout", v, 0.001, 1e7, &o->record_timeout)) return -1;
   } else if (cli_flag(argv[*i], "--quiet")) {
     o->quiet = true;
   } else {

@@ -18,13 +18,17 @@
  * 3: each record's "kernel" (build options, and each kernel parameter with its value and origin:
  * default, fallback, override, tuned), "reference" (the record is the reference the others are
  * verified against) and "group" (a sweep point's label, or null). */
-#define CG_REPORT_SCHEMA "clgauge.results/3"
+/* 4: status "interrupted" (the run was stopped while the record ran: a signal, or
+ * --record-timeout), written by a run stopped that way; the command line kept whole, bytes
+ * that are not UTF-8 as \xHH. */
+#define CG_REPORT_SCHEMA "clgauge.results/4"
 
 typedef enum cg_status {
   CG_STATUS_OK,
   CG_STATUS_UNSUPPORTED,
   CG_STATUS_SKIPPED,
-  CG_STATUS_ERROR
+  CG_STATUS_ERROR,
+  CG_STATUS_INTERRUPTED /* the run stopped while the record ran (a signal, --record-timeout) */
 } cg_status;
 const char *cg_status_name(cg_status status);
 
