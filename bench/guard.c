@@ -24,6 +24,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,11 +54,13 @@ static struct {
   bool handled[NSIGNALS];         /* not ignored when clgauge started (nohup, a background job) */
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER, .pipe = {-1, -1}, .running = -1};
 
-static volatile sig_atomic_t stopping;
+/* Set by the watchdog when it starts to stop the run, read by the handlers (a lock-free atomic
+ * is safe in a handler and between threads). */
+static atomic_int stopping;
 
 static void on_signal(int sig) {
   const int saved = errno;
-  if (stopping) {
+  if (atomic_load(&stopping)) {
     /* a second signal while the files are written: at once, with the default action */
     signal(sig, SIG_DFL);
     raise(sig);
@@ -139,7 +142,7 @@ static const char *signal_name(int sig) {
 /* With the lock held, for good: the files from the snapshot with the running record marked,
  * then the end of the process. sig 0: the running record's deadline passed. */
 static void stop(int sig) {
-  stopping = 1;
+  atomic_store(&stopping, 1);
   const int n = g.snap.count;
   cg_record *r = g.running >= 0 ? &g.snap.records[g.running] : NULL;
   if (r && !g.done) {
