@@ -10,6 +10,7 @@ extern const cg_backend cg_backend_cl;
 
 /* The implementations, named <backend>_<workload>. */
 extern const cg_impl cg_cpu_matmul, cg_clblast_matmul, cg_cl_matmul;
+extern const cg_impl cg_cpu_saxpy, cg_clblast_saxpy, cg_cl_saxpy;
 /* TRANSITION: weak until every workload is on the engine; the registry skips missing ones. */
 extern const cg_impl cg_cpu_mlp __attribute__((weak)), cg_clblast_mlp __attribute__((weak)),
     cg_cl_mlp __attribute__((weak));

@@ -6,6 +6,7 @@
 #include "clgauge/linear.h"
 #include "clgauge/matmul.h"
 #include "clgauge/mlp.h"
+#include "clgauge/saxpy.h"
 #include "clgauge/workload.h"
 
 /* TRANSITION: weak until every workload is on the engine. */
@@ -15,9 +16,10 @@ extern const struct cg_workload cg_workload_linear __attribute__((weak));
 const cg_workload *const *cg_workload_all(void) {
   static const cg_workload *all[8];
   const cg_workload *const listed[] = {&cg_workload_matmul, &cg_workload_mlp,
-                                       &cg_workload_linear};
+                                       &cg_workload_linear,
+                                       &cg_workload_saxpy};
   int n = 0;
-  for (int i = 0; i < 3; ++i)
+  for (int i = 0; i < (int)(sizeof listed / sizeof *listed); ++i)
     if (listed[i]) all[n++] = listed[i];
   all[n] = NULL;
   return (const cg_workload *const *)all;
