@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COLS = 13, CELL = 40 };
+enum { COLS = 14, CELL = 40 };
 
 static void cell_ms(char *buf, double ms) {
   if (!isfinite(ms))
@@ -51,14 +51,19 @@ static void record_cells(const cg_record *r, char cells[][CELL]) {
     snprintf(cells[8], CELL, "%.1f", g);
   else
     snprintf(cells[8], CELL, "-");
-  cell_ms(cells[9], cg_per_iter(r->steady_device.median, it));
-  if (r->status == CG_STATUS_OK && r->device_time_why[0]) snprintf(cells[9], CELL, "n/a");
-  cell_ms(cells[10], cg_per_iter(r->steady_enqueue.median, it));
-  cell_ms(cells[11], r->download_ms);
-  if (isfinite(r->verify_error))
-    snprintf(cells[12], CELL, "%.1e", r->verify_error);
+  const double gb = cg_gflops(r->bytes_per_iter * it, r->steady_complete.median);
+  if (isfinite(gb))
+    snprintf(cells[9], CELL, "%.1f", gb);
   else
-    snprintf(cells[12], CELL, "-");
+    snprintf(cells[9], CELL, "-");
+  cell_ms(cells[10], cg_per_iter(r->steady_device.median, it));
+  if (r->status == CG_STATUS_OK && r->device_time_why[0]) snprintf(cells[10], CELL, "n/a");
+  cell_ms(cells[11], cg_per_iter(r->steady_enqueue.median, it));
+  cell_ms(cells[12], r->download_ms);
+  if (isfinite(r->verify_error))
+    snprintf(cells[13], CELL, "%.1e", r->verify_error);
+  else
+    snprintf(cells[13], CELL, "-");
 }
 
 static const cg_record *reference_for(const cg_report *report, const cg_record *r) {
@@ -176,7 +181,7 @@ static void print_losses(const cg_report *report, FILE *out) {
 void cg_report_print_table(const cg_report *report, FILE *out) {
   static const char *const head[COLS] = {
       "backend", "variant", "status", "init ms", "compile ms", "upload ms", "first ms",
-      "steady ms/it", "GFLOP/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
+      "steady ms/it", "GFLOP/s", "GB/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
   char(*cells)[COLS][CELL] = calloc((size_t)report->count + 1, sizeof *cells);
   if (!cells) return;
   int width[COLS];
