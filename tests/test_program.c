@@ -1,5 +1,5 @@
 /* Check suite of the program module: the embedded kernels against the .cl files of cl/, kernel
- * sources read from a directory, program builds (good and broken) and the binary cache on every
+ * sources read from a directory (special files refused), program builds (good and broken) and the binary cache on every
  * device. */
 #include <CL/cl.h>
 #include <dirent.h>
@@ -7,8 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clgauge/device.h"
+#include "clgauge/files.h"
 #include "clgauge/program.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
@@ -128,6 +131,58 @@ START_TEST(test_source_missing_file) {
     ck_assert_str_eq(source, "untouched");
     ck_assert_uint_eq(size, 12345);
   }
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* Special files where a kernel source is read: refused with the reason, never read from (a FIFO
+ * with no writer would block the build for ever; a directory once made malloc ask for 2^63
+ * bytes). This case runs under Check's 4-second timeout. */
+START_TEST(test_source_special_files) {
+  char dir[256], path[512];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/matmul.cl", dir);
+  const char *kinds[] = {"a FIFO", "a directory"};
+  for (int kind = 0; kind < 2; ++kind) {
+    ck_assert_int_eq(kind == 0 ? mkfifo(path, 0600) : mkdir(path, 0700), 0);
+    char *source = (char *)"untouched";
+    size_t size = 12345;
+    cg_error err = {0};
+    ck_assert_int_eq(cg_kernel_source(dir, "matmul.cl", &source, &size, &err), CG_BAD_INPUT);
+    char expected[700];
+    snprintf(expected, sizeof expected, "cannot read '%s': %s (kernel file)", path, kinds[kind]);
+    ck_assert_str_eq(err.msg, expected);
+    ck_assert_str_eq(source, "untouched");
+    ck_assert_uint_eq(size, 12345);
+    ck_assert_int_eq(remove(path), 0);
+  }
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* cg_file_read itself: a device refused, an empty file read as empty, a file named through a
+ * symbolic link read as the file. */
+START_TEST(test_file_read_kinds) {
+  char *data = (char *)"untouched";
+  size_t size = 12345;
+  cg_error err = {0};
+  ck_assert_int_eq(cg_file_read("/dev/zero", &data, &size, &err), CG_BAD_INPUT);
+  ck_assert_str_eq(err.msg, "cannot read '/dev/zero': a device");
+  ck_assert_str_eq(data, "untouched");
+  char dir[256], path[512], link[512];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/empty.cl", dir);
+  cg_test_write_file(path, "");
+  ck_assert_msg(cg_file_read(path, &data, &size, &err) == CG_OK, "%s", err.msg);
+  ck_assert_uint_eq(size, 0);
+  ck_assert_str_eq(data, "");
+  free(data);
+  cg_test_write_file(path, "__kernel void k(void) {}\n");
+  snprintf(link, sizeof link, "%s/link.cl", dir);
+  ck_assert_int_eq(symlink(path, link), 0);
+  ck_assert_msg(cg_file_read(link, &data, &size, &err) == CG_OK, "%s", err.msg);
+  ck_assert_str_eq(data, "__kernel void k(void) {}\n");
+  free(data);
   cg_test_rmtree(dir);
 }
 END_TEST
@@ -434,6 +489,8 @@ Suite *cg_program_suite(void) {
   tcase_add_test(tc, test_source_embedded);
   tcase_add_test(tc, test_source_from_directory);
   tcase_add_test(tc, test_source_missing_file);
+  tcase_add_test(tc, test_source_special_files);
+  tcase_add_test(tc, test_file_read_kinds);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("build");
