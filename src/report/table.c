@@ -220,17 +220,17 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
   bool any_note = false;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    if (r->status == CG_STATUS_OK && !r->device_time_why[0]) continue;
-    if (r->status == CG_STATUS_OK && r->host_backend) continue;
+    const bool time_note = r->status == CG_STATUS_OK && r->device_time_why[0] && !r->host_backend;
+    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0]) continue;
     if (!any_note) fputs("\nnotes:\n", out);
     any_note = true;
     char name[80];
+    record_name(r, name, sizeof name);
     if (r->status != CG_STATUS_OK)
-      fprintf(out, "  %s: %s: %s\n", record_name(r, name, sizeof name), cg_status_name(r->status),
-              r->reason);
-    else
-      fprintf(out, "  %s: device time n/a: %s\n", record_name(r, name, sizeof name),
-              r->device_time_why);
+      fprintf(out, "  %s: %s: %s\n", name, cg_status_name(r->status), r->reason);
+    else if (time_note)
+      fprintf(out, "  %s: device time n/a: %s\n", name, r->device_time_why);
+    if (r->compile_warning[0]) fprintf(out, "  %s: warning: %s\n", name, r->compile_warning);
   }
 
   print_losses(report, out);
