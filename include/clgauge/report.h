@@ -106,7 +106,8 @@ typedef struct cg_record {
 typedef struct cg_report {
   cg_record *records; /* free with cg_report_free: it owns each record's runs and losses */
   int count, cap;
-  char command[1024]; /* the command line, for the record */
+  char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
+                          NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
 } cg_report;
 
