@@ -37,9 +37,17 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
   bool bad = false;
   if (cli_option(argc, argv, i, "--device", &v, &bad)) {
     if (bad) return -1;
+    if (!*v) {
+      cli_error("--device '': an empty selector (an index, a type, or a name or vendor part)");
+      return -1;
+    }
     o->device = v;
   } else if (cli_option(argc, argv, i, "--kernel-dir", &v, &bad)) {
     if (bad) return -1;
+    if (!*v) {
+      cli_error("--kernel-dir '': an empty directory name");
+      return -1;
+    }
     o->kernel_dir = v;
   } else if (cli_option(argc, argv, i, "--binary-cache", &v, &bad)) {
     if (bad) return -1;

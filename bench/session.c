@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "front.h"
+#include "clgauge/backend.h"
 #include "clgauge/clock.h"
 #include "clgauge/files.h"
 #include "clgauge/program.h"
@@ -17,8 +18,11 @@ typedef struct session {
 } session;
 
 /* Enumerate and select the device. An explicit selector that matches nothing is an error; with
- * no selector and no device at all, the OpenCL records are marked skipped. */
-static int open_session(session *s, const common_opts *o, int argc, char **argv) {
+ * no selector and no device at all, the OpenCL records are marked skipped. A CLGAUGE_DEVICE that
+ * matches nothing is only a warning when no selected backend needs a device: the environment
+ * may be set for other runs. */
+static int open_session(session *s, const common_opts *o, bool needs_device, int argc,
+                        char **argv) {
   cg_error err = {0};
   memset(s, 0, sizeof *s);
   cg_report_init(&s->report, argc, argv);
@@ -29,26 +33,30 @@ static int open_session(session *s, const common_opts *o, int argc, char **argv)
   }
   s->report.discovery_ms = s->list.query_ms;
   const char *sel = o->device;
-  const char *source = "--device";
-  if (!sel || !*sel) {
-    sel = getenv("CLGAUGE_DEVICE");
-    source = "CLGAUGE_DEVICE";
-  }
-  if (s->list.count == 0) {
-    if (sel && *sel) {
-      cli_error("%s '%s': no OpenCL device found (%d platforms)", source, sel,
-                s->list.platforms);
+  const bool from_env = !sel;
+  if (from_env) sel = getenv("CLGAUGE_DEVICE");
+  const char *source = from_env ? "CLGAUGE_DEVICE" : "--device";
+  int index = -1;
+  char why[sizeof err.msg + 64] = "";
+  if (sel && *sel && s->list.count == 0)
+    snprintf(why, sizeof why, "%s '%s': no OpenCL device found (%d platforms)", source, sel,
+             s->list.platforms);
+  else if (sel && *sel && cg_device_select(&s->list, sel, &index, &err) != CG_OK)
+    snprintf(why, sizeof why, "%s%s", from_env ? "CLGAUGE_DEVICE: " : "", err.msg);
+  if (why[0]) {
+    if (!from_env || needs_device) {
+      cli_error("%s", why);
       return EXIT_USAGE;
     }
-    if (!o->quiet)
+    cli_error("%s; ignored, since no selected backend needs a device", why);
+    sel = NULL;
+  }
+  if (s->list.count == 0) {
+    if (!o->quiet && needs_device)
       fprintf(stderr, "clgauge: no OpenCL device found; OpenCL backends are skipped\n");
     return 0;
   }
-  int index = -1;
-  if (cg_device_select(&s->list, sel, &index, &err) != CG_OK) {
-    cli_error("%s%s", strcmp(source, "--device") == 0 ? "" : "CLGAUGE_DEVICE: ", err.msg);
-    return EXIT_USAGE;
-  }
+  if (!(sel && *sel)) cg_device_select(&s->list, NULL, &index, &err);
   s->device = &s->list.items[index];
   return 0;
 }
@@ -144,9 +152,21 @@ static void print_crossovers(const cg_report *report, const cg_workload *w) {
 }
 
 /* Validate every job first (nothing runs on bad input), then run them all into one report. */
+/* Whether a selected backend that needs an OpenCL device runs one of the jobs' workloads. */
+static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o) {
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if (!(*i)->backend->needs_device ||
+        !cg_backend_selected((const char *const *)o->backends, (*i)->backend))
+      continue;
+    for (int j = 0; j < njobs; ++j)
+      if (strcmp((*i)->workload, jobs[j].workload->name) == 0) return true;
+  }
+  return false;
+}
+
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
-  int status = open_session(&s, o, argc, argv);
+  int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
   const char *scope[16];
   int nscope = 0;
   for (int j = 0; j < njobs && nscope < 15; ++j) {

@@ -187,8 +187,35 @@ START_TEST(test_long_command_line) {
   char *argv[] = {(char *)"clgauge", long_arg, (char *)"--n", (char *)"3"};
   cg_report report;
   cg_report_init(&report, 4, argv);
-  ck_assert_uint_lt(strlen(report.command), sizeof report.command);
+  /* kept whole, however long */
+  ck_assert_uint_eq(strlen(report.command), strlen("clgauge  --n 3") + strlen(long_arg));
   ck_assert_msg(strncmp(report.command, "clgauge aaaa", 12) == 0, "%s", report.command);
+  ck_assert_str_eq(report.command + 8 + strlen(long_arg), " --n 3");
+  cg_report_free(&report);
+}
+END_TEST
+
+/* Bytes that are not UTF-8 reach the JSON's command as \xHH, which a strict parser takes; the
+ * UTF-8 around them stays as it is. */
+START_TEST(test_command_not_utf8) {
+  char *argv[] = {(char *)"clgauge",      (char *)"--kernel-dir", (char *)"\xff\xfe" "dir",
+                  (char *)"caf\xc3\xa9",    (char *)"\xe2\x82",     (char *)"\xed\xa0\x80",
+                  (char *)"\xc0\xaf",       (char *)"\xf0\x9d\x84\x9e", (char *)"\x80"};
+  cg_report report;
+  cg_report_init(&report, 9, argv);
+  const char *want = "clgauge --kernel-dir \\xff\\xfedir caf\xc3\xa9 \\xe2\\x82 "
+                     "\\xed\\xa0\\x80 \\xc0\\xaf \xf0\x9d\x84\x9e \\x80";
+  ck_assert_str_eq(report.command, want);
+  char *text = cg_report_json(&report);
+  ck_assert_ptr_nonnull(text);
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+    ck_assert_msg(*p != 0xff && *p != 0xfe && *p != 0xc0 && *p != 0xed,
+                  "a byte that is not UTF-8 (0x%02x) in the JSON", *p);
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(root);
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "command")), want);
+  cJSON_Delete(root);
+  free(text);
   cg_report_free(&report);
 }
 END_TEST
@@ -748,11 +775,101 @@ START_TEST(test_print_table) {
 }
 END_TEST
 
+/* A record of `nruns` runs of 2 iterations, run 0 first; steady statistics over `steady` of the
+ * later runs (0: none, as with --runs 1, one epoch, or --print-every >= --iters). */
+static cg_record *timed_record(cg_report *report, const char *backend, bool host, int nruns,
+                               int steady) {
+  cg_record *r = cg_report_add(report);
+  snprintf(r->workload, sizeof r->workload, "mlp");
+  snprintf(r->backend, sizeof r->backend, "%s", backend);
+  snprintf(r->variant, sizeof r->variant, host ? "openblas" : "fused");
+  snprintf(r->device, sizeof r->device, host ? "host CPU" : "Test GPU");
+  snprintf(r->compile_kind, sizeof r->compile_kind, host ? "none" : "source");
+  r->host_backend = host;
+  r->reference = host;
+  r->iters_per_run = 2;
+  r->init_ms = host ? 0 : 5;
+  r->compile_ms = host ? NAN : 20;
+  r->upload_ms = 0.5;
+  r->runs = calloc((size_t)nruns, sizeof *r->runs);
+  double times[8];
+  for (int i = 0; i < nruns; ++i) {
+    times[i] = 3.0 + i;
+    r->runs[i] = (cg_run_sample){.enqueue_ms = 0.1, .complete_ms = times[i], .device_ms = NAN,
+                                 .iters = i == nruns - 1 && steady < nruns - 1 ? 1 : 2};
+  }
+  r->nruns = nruns;
+  r->first = r->runs[0];
+  cg_stats_compute(times + 1, steady, &r->steady_complete);
+  cg_stats_compute(times + 1, steady, &r->steady_enqueue);
+  cg_record_set_status(r, CG_STATUS_OK, NULL);
+  return r;
+}
+
+static char *table_text(const cg_report *report) {
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  cg_report_print_table(report, f);
+  long len = ftell(f);
+  rewind(f);
+  char *text = calloc(1, (size_t)len + 1);
+  ck_assert_int_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+  fclose(f);
+  return text;
+}
+
+/* Without steady runs the summary says so, and compares nothing with an empty median. */
+START_TEST(test_print_table_no_steady_runs) {
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  timed_record(&report, "cpu", true, 1, 0);
+  timed_record(&report, "cl", false, 1, 0);       /* --runs 1 */
+  timed_record(&report, "clblast", false, 2, 0);  /* run 0 and a shorter last run */
+  char *text = table_text(&report);
+  ck_assert_msg(!cg_test_contains_nocase(text, "nan"), "NaN in the table:\n%s", text);
+  ck_assert_msg(strstr(text, "cl/fused: run 0 took 28.5 ms") &&
+                    strstr(text, "no steady runs (run 0 was the only run)"),
+                "no 'no steady runs' for --runs 1:\n%s", text);
+  ck_assert_msg(strstr(text, "no steady runs (after run 0 only a shorter last run)"),
+                "no 'no steady runs' after a shorter last run:\n%s", text);
+  ck_assert_msg(!strstr(text, "faster than") && !strstr(text, "slower than") &&
+                    !strstr(text, "costs as much"),
+                "compared with no steady runs:\n%s", text);
+  free(text);
+  cg_report_free(&report);
+
+  /* steady runs here, none in the reference: said, and no ratio */
+  cg_report_init(&report, 0, NULL);
+  timed_record(&report, "cpu", true, 1, 0);
+  timed_record(&report, "cl", false, 4, 3);
+  text = table_text(&report);
+  ck_assert_msg(!cg_test_contains_nocase(text, "nan"), "NaN in the table:\n%s", text);
+  ck_assert_msg(strstr(text, "steady 2.5 ms per iteration (cpu had no steady runs to compare "
+                             "with)"),
+                "reference without steady runs not said:\n%s", text);
+  free(text);
+  cg_report_free(&report);
+
+  /* the other way round: run 0 against the reference's steady time still holds */
+  cg_report_init(&report, 0, NULL);
+  timed_record(&report, "cpu", true, 4, 3);
+  timed_record(&report, "cl", false, 1, 0);
+  text = table_text(&report);
+  ck_assert_msg(!cg_test_contains_nocase(text, "nan"), "NaN in the table:\n%s", text);
+  ck_assert_msg(strstr(text, "no steady runs (run 0 was the only run); run 0 costs as much as "
+                             "11 cpu iterations"),
+                "run 0 not set against the reference:\n%s", text);
+  free(text);
+  cg_report_free(&report);
+}
+END_TEST
+
 Suite *cg_report_suite(void) {
   Suite *s = suite_create("report");
   TCase *tc = tcase_create("records");
   tcase_add_test(tc, test_init_and_add);
   tcase_add_test(tc, test_long_command_line);
+  tcase_add_test(tc, test_command_not_utf8);
   tcase_add_test(tc, test_params_and_status);
   tcase_add_test(tc, test_record_set_device);
   suite_add_tcase(s, tc);
@@ -778,6 +895,7 @@ Suite *cg_report_suite(void) {
 
   tc = tcase_create("table");
   tcase_add_test(tc, test_print_table);
+  tcase_add_test(tc, test_print_table_no_steady_runs);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -38,6 +38,10 @@ typedef struct cg_backend_env {
   const char *kernel_dir;   /* read cl/<name> from here; NULL: the embedded copies */
   const char *binary_cache; /* keep built programs here; NULL: none */
   const cg_kernel_overrides *overrides; /* may be NULL */
+  char *warning;            /* where the implementation leaves what went wrong without failing
+                               it (a program binary not stored in the binary cache), for the
+                               record: one line, appended to; NULL: nowhere */
+  size_t warning_size;
 } cg_backend_env;
 
 /* What prepare tells the engine. */

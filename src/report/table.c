@@ -103,18 +103,28 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   else
     fprintf(out, "upload %.1f ms, first run %.1f ms (library compile inside)", r->upload_ms,
             r->first.complete_ms);
-  fprintf(out, "; steady %.3g ms per iteration", steady);
+  /* No steady runs (--runs 1, one epoch, --print-every >= --iters): say so rather than print
+   * the NAN of an empty median, and compare nothing with it. */
+  if (isfinite(steady))
+    fprintf(out, "; steady %.3g ms per iteration", steady);
+  else if (r->nruns <= 1)
+    fputs("; no steady runs (run 0 was the only run)", out);
+  else
+    fputs("; no steady runs (after run 0 only a shorter last run)", out);
   const cg_record *ref = reference_for(report, r);
-  if (ref) {
-    double ref_steady = cg_per_iter(ref->steady_complete.median, ref->iters_per_run);
+  const double ref_steady =
+      ref ? cg_per_iter(ref->steady_complete.median, ref->iters_per_run) : NAN;
+  if (isfinite(ref_steady) && isfinite(steady)) {
     double ratio = ref_steady / steady;
     if (ratio >= 1)
       fprintf(out, ", %.2fx faster than %s (%.3g ms)", ratio, ref->backend, ref_steady);
     else
       fprintf(out, ", %.2fx slower than %s (%.3g ms)", 1 / ratio, ref->backend, ref_steady);
-    double cold_iters = cold / ref_steady;
-    fprintf(out, "; run 0 costs as much as %.0f %s iterations", cold_iters, ref->backend);
   }
+  if (ref && !isfinite(ref_steady) && isfinite(steady))
+    fprintf(out, " (%s had no steady runs to compare with)", ref->backend);
+  if (isfinite(ref_steady) && isfinite(cold))
+    fprintf(out, "; run 0 costs as much as %.0f %s iterations", cold / ref_steady, ref->backend);
   double enq = cg_per_iter(r->steady_enqueue.median, r->iters_per_run);
   if (isfinite(enq) && enq < 0.5 * steady)
     fprintf(out, "; an unsynchronised timer would have seen %.3g ms", enq);
@@ -220,17 +230,17 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
   bool any_note = false;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    if (r->status == CG_STATUS_OK && !r->device_time_why[0]) continue;
-    if (r->status == CG_STATUS_OK && r->host_backend) continue;
+    const bool time_note = r->status == CG_STATUS_OK && r->device_time_why[0] && !r->host_backend;
+    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0]) continue;
     if (!any_note) fputs("\nnotes:\n", out);
     any_note = true;
     char name[80];
+    record_name(r, name, sizeof name);
     if (r->status != CG_STATUS_OK)
-      fprintf(out, "  %s: %s: %s\n", record_name(r, name, sizeof name), cg_status_name(r->status),
-              r->reason);
-    else
-      fprintf(out, "  %s: device time n/a: %s\n", record_name(r, name, sizeof name),
-              r->device_time_why);
+      fprintf(out, "  %s: %s: %s\n", name, cg_status_name(r->status), r->reason);
+    else if (time_note)
+      fprintf(out, "  %s: device time n/a: %s\n", name, r->device_time_why);
+    if (r->compile_warning[0]) fprintf(out, "  %s: warning: %s\n", name, r->compile_warning);
   }
 
   print_losses(report, out);

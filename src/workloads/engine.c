@@ -351,8 +351,12 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   } else {
     no_device_time(t, "runs on the host");
   }
-  const cg_backend_env env = {device, js->sel->kernel_dir, js->sel->binary_cache,
-                              js->sel->overrides};
+  const cg_backend_env env = {device,
+                              js->sel->kernel_dir,
+                              js->sel->binary_cache,
+                              js->sel->overrides,
+                              rec->compile_warning,
+                              sizeof rec->compile_warning};
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
   CG_TRY(impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
                        err));
