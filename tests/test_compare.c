@@ -372,9 +372,18 @@ START_TEST(test_missing_records) {
   ck_assert_int_eq(only_a, 3);
   ck_assert_int_eq(only_b, 3);
   ck_assert_double_eq_tol(cg_compare_ratio(&c, &c.rows[0], 1, CG_PHASE_STEADY), 0.5, 1e-12);
-  /* the baseline's rows first, then b's own */
-  ck_assert_ptr_nonnull(c.rows[3].cell[0]);
-  ck_assert_ptr_null(c.rows[4].cell[0]);
+  /* by workload in the order they first appear, each the baseline's rows first, then b's own */
+  const char *order[][3] = {{"matmul", "tiled", "a"}, {"matmul", "naive", "a"},
+                            {"matmul", "tiled", "a"}, {"matmul", "tiled", "b"},
+                            {"matmul", "tiled", "b"}, {"linear", "fused", "a"},
+                            {"linear", "fused", "b"}};
+  for (int i = 0; i < 7; ++i) {
+    const cg_result *r = c.rows[i].cell[0] ? c.rows[i].cell[0] : c.rows[i].cell[1];
+    ck_assert_str_eq(r->workload, order[i][0]);
+    ck_assert_str_eq(r->variant, order[i][1]);
+    ck_assert_ptr_eq(r, c.rows[i].cell[order[i][2][0] == 'a' ? 0 : 1]);
+  }
+  ck_assert_int_eq(cg_result_param_value(c.rows[3].cell[1], "n"), 128);
   ck_assert(isnan(cg_compare_ratio(&c, &c.rows[1], 1, CG_PHASE_STEADY)));
   ck_assert(isnan(cg_compare_value(&c.rows[1], 1, CG_PHASE_STEADY)));
   /* a missing record is no regression */

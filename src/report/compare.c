@@ -35,6 +35,14 @@ double cg_compare_ratio(const cg_comparison *c, const cg_compare_row *row, int c
   return isfinite(base) && isfinite(v) && base > 0 ? v / base : NAN;
 }
 
+/* The cell of the baseline, else the first present: what names the row. */
+static const cg_result *row_record(const cg_comparison *c, const cg_compare_row *row) {
+  if (row->cell[c->baseline]) return row->cell[c->baseline];
+  for (int col = 0; col < c->ncolumns; ++col)
+    if (row->cell[col]) return row->cell[col];
+  return NULL;
+}
+
 static void mark_regressions(cg_comparison *c) {
   if (!isfinite(c->threshold_pct)) return;
   for (int i = 0; i < c->nrows; ++i) {
@@ -53,8 +61,31 @@ static void mark_regressions(cg_comparison *c) {
   }
 }
 
+/* The rows of one workload together, workloads in the order they first appear, each one's rows
+ * in the order found: a record the baseline lacks stands beside its workload's others. */
+static void group_by_workload(cg_comparison *c) {
+  cg_compare_row *sorted = malloc((size_t)c->nrows * sizeof *sorted);
+  bool *taken = calloc((size_t)c->nrows + 1, sizeof *taken);
+  if (sorted && taken) {
+    int n = 0;
+    for (int i = 0; i < c->nrows; ++i) {
+      if (taken[i]) continue;
+      const char *w = row_record(c, &c->rows[i])->workload;
+      for (int j = i; j < c->nrows; ++j)
+        if (!taken[j] && strcmp(row_record(c, &c->rows[j])->workload, w) == 0) {
+          sorted[n++] = c->rows[j];
+          taken[j] = true;
+        }
+    }
+    memcpy(c->rows, sorted, (size_t)c->nrows * sizeof *sorted);
+  }
+  free(sorted);
+  free(taken);
+}
+
 /* Rows in the baseline's order, then the records the baseline lacks in the other columns'
- * order. A key found k times in a column matches the k-th occurrence in each other column. */
+ * order, grouped by workload. A key found k times in a column matches the k-th occurrence in
+ * each other column. */
 static cg_rc match(cg_comparison *c, cg_error *err) {
   cg_rc rc = CG_OK;
   bool *used[CG_COMPARE_MAX_COLUMNS] = {0};
@@ -94,6 +125,7 @@ static cg_rc match(cg_comparison *c, cg_error *err) {
       if (row->present < c->ncolumns) ++c->partial;
     }
   }
+  group_by_workload(c);
   mark_regressions(c);
 cleanup:
   for (int col = 0; col < c->ncolumns; ++col) free(used[col]);
@@ -177,14 +209,6 @@ cleanup:
 void cg_comparison_free(cg_comparison *c) {
   free(c->rows);
   memset(c, 0, sizeof *c);
-}
-
-/* The cell of the baseline, else the first present: what names the row. */
-static const cg_result *row_record(const cg_comparison *c, const cg_compare_row *row) {
-  if (row->cell[c->baseline]) return row->cell[c->baseline];
-  for (int col = 0; col < c->ncolumns; ++col)
-    if (row->cell[col]) return row->cell[col];
-  return NULL;
 }
 
 const cg_compare_row *cg_compare_find(const cg_comparison *c, const char *workload,
@@ -526,7 +550,8 @@ static void row_title(const cg_comparison *c, const cg_compare_row *row, char *b
   if (c->by_device)
     snprintf(buf, size, "%s %s (%s)", r->workload, name, params);
   else
-    snprintf(buf, size, "%s %s on %s (%s)", r->workload, name, r->device, params);
+    snprintf(buf, size, "%s %s on %s (%s)", r->workload, name,
+             r->device[0] ? r->device : "(no device)", params);
 }
 
 static void print_notes(const cg_comparison *c, bool md, FILE *out) {
