@@ -1,11 +1,13 @@
 /* The workload commands (clgauge matmul, mlp, ...) and the suite: options, --help and jobs, all
  * from the workload descriptors. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "front.h"
+#include "clgauge/backend.h"
 #include "clgauge/params.h"
 #include "clgauge/workload.h"
 
@@ -46,7 +48,8 @@ static void workload_help(const cg_workload *w) {
       snprintf(name, sizeof name, "%s", opt);
     } else {
       snprintf(name, sizeof name, "%s %s", opt, d->metavar);
-      snprintf(dflt, sizeof dflt, " (default %g)", d->dflt);
+      snprintf(dflt, sizeof dflt, d->kind == CG_PARAM_INT ? " (default %.0f)" : " (default %g)",
+               d->dflt);
     }
     print_option(name, d->help, dflt);
   }
@@ -60,7 +63,16 @@ static void workload_help(const cg_workload *w) {
     snprintf(name, sizeof name, "--%s LIST", w->sweep->option);
     print_option(name, w->sweep->help, "");
   }
-  printf("%s\n%s", common_help, exit_help);
+  printf("%s", common_help);
+  bool any = false;
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if (strcmp((*i)->workload, w->name) != 0 || !(*i)->kernel_params) continue;
+    printf("%s %s:", any ? ";" : "\nkernel parameters (--kernel-param):", (*i)->backend->name);
+    for (int k = 0; (*i)->kernel_params[k]; ++k)
+      printf("%s %s", k ? "," : "", (*i)->kernel_params[k]);
+    any = true;
+  }
+  printf("%s\n%s", any ? "\n" : "", exit_help);
 }
 
 /* A workload command's options: the base job and the sweep sizes, if any (malloc'd, as many as

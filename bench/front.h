@@ -62,5 +62,6 @@ void guard_end(void);
 int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);
 int cmd_suite(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -246,7 +246,7 @@ START_TEST(test_backend_ops) {
   cg_error err = {0};
   char name[400];
   combo_name(&c, &o.list, name, sizeof name);
-  const cg_backend_env env = {o.device, NULL, NULL, NULL};
+  const cg_backend_env env = {.device = o.device};
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
@@ -651,7 +651,7 @@ START_TEST(test_kernel_config_prepare) {
     cg_kernel_overrides ov;
     memset(&ov, 0, sizeof ov);
     if (cases[i].text) parse_overrides(&ov, cases[i].text);
-    const cg_backend_env env = {o.device, NULL, NULL, cases[i].text ? &ov : NULL};
+    const cg_backend_env env = {.device = o.device, .overrides = cases[i].text ? &ov : NULL};
     cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
     void *state = NULL;
     cg_error err = {0};

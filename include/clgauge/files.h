@@ -9,7 +9,8 @@
 #include "clgauge/error.h"
 
 /* The whole file, malloc'd and NUL-terminated (the caller frees it). CG_BAD_INPUT naming the
- * path and the reason when it cannot be read. */
+ * path and the reason when it cannot be read; anything but a regular file (a directory, a FIFO,
+ * a device) is refused without reading from it or waiting on it. */
 cg_rc cg_file_read(const char *path, char **data, size_t *size, cg_error *err);
 
 /* A file being written: call cg_file_commit to put it in place, or cg_file_abandon. */

@@ -17,8 +17,11 @@
  * linear records (batch_upload_device_ms, batch_compute_device_ms).
  * 3: each record's "kernel" (build options, and each kernel parameter with its value and origin:
  * default, fallback, override, tuned), "reference" (the record is the reference the others are
- * verified against) and "group" (a sweep point's label, or null). */
-/* 4: status "interrupted" (the run was stopped while the record ran: a signal, or
+ * verified against) and "group" (a sweep point's label, or null); phases.compile.warning: what
+ * went wrong in the compile phase without failing the record (a program binary that the binary
+ * cache could not store), a string, or null when nothing did (added within version 3: readers
+ * of version 3 that do not know it lose nothing).
+ * 4: status "interrupted" (the run was stopped while the record ran: a signal, or
  * --record-timeout), written by a run stopped that way; the command line kept whole, bytes
  * that are not UTF-8 as \xHH. */
 #define CG_REPORT_SCHEMA "clgauge.results/4"
@@ -77,6 +80,8 @@ typedef struct cg_record {
                               "none" */
   char driver_cache[16];   /* the driver's own kernel cache: "on", "off", "unknown"; empty when
                               nothing was compiled on a device */
+  char compile_warning[1024]; /* what went wrong in the compile phase without failing the record
+                                 (a binary the binary cache could not store); empty when nothing */
   cg_kernel_config kernel; /* the kernel parameters that ran, with their origins */
   double upload_ms;
   cg_run_sample first;     /* run 0, lazy work included */

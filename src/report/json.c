@@ -83,6 +83,10 @@ static cJSON *record_json(const cg_record *r) {
     cJSON_AddStringToObject(compile, "driver_cache", r->driver_cache);
   else
     cJSON_AddNullToObject(compile, "driver_cache");
+  if (r->compile_warning[0])
+    cJSON_AddStringToObject(compile, "warning", r->compile_warning);
+  else
+    cJSON_AddNullToObject(compile, "warning");
   cJSON *upload = cJSON_AddObjectToObject(ph, "upload");
   add_num(upload, "ms", r->upload_ms);
   cJSON *first = cJSON_AddObjectToObject(ph, "first");
