@@ -111,7 +111,7 @@ class Record:
             "phases": {
                 "init": {"ms": num(self.init)},
                 "compile": {"ms": num(self.compile), "kind": self.compile_kind,
-                            "driver_cache": None},
+                            "driver_cache": None, "warning": None},
                 "upload": {"ms": num(self.upload)},
                 "first": {"enqueue_ms": num(first[0]), "complete_ms": num(first[1]),
                           "device_ms": num(first[2])},
