@@ -106,22 +106,27 @@ bool cli_double(const char *option, const char *text, double min, double max, do
   return true;
 }
 
-bool cli_list(const char *option, const char *text, int max, char ***out) {
-  char **list = calloc((size_t)max + 1, sizeof *list);
-  if (!list) return false;
-  int n = 0;
+bool cli_list(const char *option, const char *text, char ***out) {
+  size_t max = 1;
+  for (const char *c = text; *c; ++c) max += *c == ',';
+  char **list = calloc(max + 1, sizeof *list);
+  if (!list) {
+    cli_error("%s: out of memory", option);
+    return false;
+  }
+  size_t n = 0;
   const char *p = text;
   for (;;) {
     const char *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == 0 || n == max) {
-      cli_error(len == 0 ? "%s '%s': empty name in the list" : "%s '%s': too many names", option,
-                text);
+    if (len == 0) {
+      cli_error("%s '%s': empty name in the list", option, text);
       cli_list_free(list);
       return false;
     }
     list[n] = strndup(p, len);
     if (!list[n++]) {
+      cli_error("%s: out of memory", option);
       cli_list_free(list);
       return false;
     }

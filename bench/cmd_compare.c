@@ -52,7 +52,7 @@ static bool parse_format(const char *text, cg_compare_format *out) {
 
 static bool parse_phases(const char *text, unsigned *mask) {
   char **list = NULL;
-  if (!cli_list("--phase", text, CG_PHASE_COUNT * 2, &list)) return false;
+  if (!cli_list("--phase", text, &list)) return false;
   bool ok = true;
   for (int i = 0; list[i] && ok; ++i) {
     int p = cg_phase_find(list[i]);

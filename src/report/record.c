@@ -109,6 +109,29 @@ void cg_report_free(cg_report *report) {
   report->count = report->cap = 0;
 }
 
+cg_rc cg_record_check_names(const char *workload, const char *backend, const char *variant,
+                            const char *mode, const char *sweep_label, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_record *r = NULL;
+  const struct {
+    const char *field, *name;
+    size_t room; /* characters the field holds */
+  } names[] = {
+      {"workload", workload, sizeof r->workload - 1},
+      {"backend", backend, sizeof r->backend - 1},
+      {"variant", variant, sizeof r->variant - 1},
+      {"mode", mode, sizeof r->mode - 1},
+      /* a space and the size, up to 11 characters as an int */
+      {"sweep label", sweep_label, sizeof r->group - 1 - 12},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    CG_CHECK(!names[i].name || strlen(names[i].name) <= names[i].room, CG_ERROR,
+             "%s name '%s' is longer than the %zu characters a result record holds", names[i].field,
+             names[i].name, names[i].room);
+cleanup:
+  return rc;
+}
+
 void cg_record_set_device(cg_record *rec, const cg_device_info *info) {
   snprintf(rec->device, sizeof rec->device, "%s", info->name);
   snprintf(rec->vendor, sizeof rec->vendor, "%s", info->vendor);
