@@ -73,6 +73,10 @@ inline void softmax_row(__global float *z, const int C, const int label, const i
   /* Relative to the row maximum throughout: m + log(s) - z[label] would round away the digits
    * of log(s) when the logits are large. */
   const float inv_n = 1.0f / (float)n, inv_s = 1.0f / s;
+  /* Every work-item has read z[label] above, and the loop below overwrites it. The barriers of
+   * group_max and group_sum fence local memory only, which orders no access to global memory:
+   * without this one a work-item may overwrite z[label] before another has read it. */
+  barrier(CLK_GLOBAL_MEM_FENCE);
   for (int c = lid; c < C; c += L)
     z[c] = (exp(z[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_n;
   if (lid == 0) *loss_out = log(s) - (zlabel - m);

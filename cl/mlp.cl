@@ -220,8 +220,9 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
-      /* with TPG > 1 there is one chunk (NCH == 1) and the sum runs on over the tiles */
-      if (forward && (TPG == 1 || tile == TPG - 1)) {
+      /* with TPG > 1 there is one chunk (NCH == 1) and the sum runs on over the tiles to the
+       * last (with TPG == 1 every tile is the last) */
+      if (forward && tile == TPG - 1) {
         for (int r = 0; r < RM2; ++r) {
           const int n = n0 + ty + r * TY;
           for (int c = 0; c < RN; ++c) {
@@ -271,7 +272,7 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
   /* the updated rows of w2 are read below by other work-items of this group */
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   const int S = RE < WR ? WR / RE : 1;
-  if (forward && RE < WR) {
+  if (RE < WR && forward) {
     const int slice = t / RE, q = t % RE, n = q / RC, col = j0 + q % RC;
     float s = 0.0f;
     if (slice < S && col < HID)

@@ -24,6 +24,10 @@ typedef struct cg_backend {
   cg_rc (*open)(const cg_device_info *info, void **device, const char **no_device_time,
                 cg_error *err);
   void (*close)(void *device);
+  /* Whether the driver keeps a disk cache of compiled kernels of its own for this device ("on",
+   * "off", "unknown"), which can serve a build "from source"; NULL for backends that build
+   * nothing on a device. */
+  const char *(*driver_cache)(const cg_device_info *info);
 } cg_backend;
 
 /* ---- an implementation of a workload ---- */

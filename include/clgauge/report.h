@@ -106,7 +106,8 @@ typedef struct cg_record {
 typedef struct cg_report {
   cg_record *records; /* free with cg_report_free: it owns each record's runs and losses */
   int count, cap;
-  char command[1024]; /* the command line, for the record */
+  char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
+                          NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
 } cg_report;
 
@@ -115,6 +116,11 @@ void cg_report_init(cg_report *report, int argc, char **argv);
 cg_record *cg_report_add(cg_report *report);
 void cg_report_free(cg_report *report);
 
+/* Whether names fit a record's fields: the workload's, the backend's, the variant's, and where
+ * given (else NULL) the mode's and a sweep's label (a record's group is "<label> <size>").
+ * CG_ERROR naming the field and its limit otherwise. */
+cg_rc cg_record_check_names(const char *workload, const char *backend, const char *variant,
+                            const char *mode, const char *sweep_label, cg_error *err);
 void cg_record_set_device(cg_record *rec, const cg_device_info *info);
 void cg_record_add_param(cg_record *rec, const char *name, double value);
 double cg_record_param(const cg_record *rec, const char *name); /* NAN when absent */

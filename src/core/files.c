@@ -55,12 +55,43 @@ cleanup:
   return rc;
 }
 
+cg_rc cg_file_target(const char *path, char *out, size_t size, cg_error *err) {
+  cg_rc rc = CG_OK;
+  char cur[4096], link[4096];
+  CG_CHECK(path && *path, CG_BAD_INPUT, "empty output path");
+  CG_CHECK(snprintf(cur, sizeof cur, "%s", path) < (int)sizeof cur, CG_BAD_INPUT,
+           "output path too long: '%s'", path);
+  for (int hops = 0;; ++hops) {
+    struct stat st;
+    if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) break;
+    CG_CHECK(hops < 40, CG_BAD_INPUT, "cannot write '%s': %s", path, strerror(ELOOP));
+    const ssize_t n = readlink(cur, link, sizeof link);
+    CG_CHECK(n >= 0, CG_BAD_INPUT, "cannot write '%s': %s", path, strerror(errno));
+    CG_CHECK((size_t)n < sizeof link, CG_BAD_INPUT, "output path too long: '%s'", path);
+    link[n] = '\0';
+    /* a relative target is relative to the link's directory */
+    const char *slash = strrchr(cur, '/');
+    const int dir = link[0] == '/' || !slash ? 0 : (int)(slash - cur) + 1;
+    char next[sizeof cur];
+    CG_CHECK(snprintf(next, sizeof next, "%.*s%s", dir, cur, link) < (int)sizeof next,
+             CG_BAD_INPUT, "output path too long: '%s'", path);
+    memcpy(cur, next, sizeof cur);
+  }
+  CG_CHECK(snprintf(out, size, "%s", cur) < (int)size, CG_BAD_INPUT,
+           "output path too long: '%s'", path);
+cleanup:
+  return rc;
+}
+
 cg_rc cg_file_begin(const char *path, cg_file_writer *w, cg_error *err) {
   cg_rc rc = CG_OK;
   w->out = NULL;
   CG_CHECK(path && *path, CG_BAD_INPUT, "empty output path");
-  CG_CHECK(snprintf(w->path, sizeof w->path, "%s", path) < (int)sizeof w->path &&
-               snprintf(w->tmp, sizeof w->tmp, "%s.tmpXXXXXX", path) < (int)sizeof w->tmp,
+  /* Through symbolic links: the file they lead to is replaced, the links stay. */
+  char target[sizeof w->path];
+  CG_TRY(cg_file_target(path, target, sizeof target, err));
+  CG_CHECK(snprintf(w->path, sizeof w->path, "%s", target) < (int)sizeof w->path &&
+               snprintf(w->tmp, sizeof w->tmp, "%s.tmpXXXXXX", target) < (int)sizeof w->tmp,
            CG_BAD_INPUT, "output path too long: '%s'", path);
   struct stat st;
   CG_CHECK(stat(path, &st) != 0 || S_ISREG(st.st_mode), CG_BAD_INPUT,

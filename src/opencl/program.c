@@ -221,6 +221,25 @@ cleanup:
   return rc;
 }
 
+/* Oclgrind 21.10 (Debian 12) interprets the LLVM IR of the optimised build, and the optimiser
+ * emits `freeze` instructions, which it does not know ("Unsupported instruction: freeze": the
+ * kernel stops there and its results are garbage). Unoptimised IR has none. NULL when the
+ * options need nothing added; else a malloc'd copy with the option, or NULL on no memory
+ * (*failed set). */
+static char *device_build_options(const cg_device_info *info, const char *options, bool *failed) {
+  static const char extra[] = "-cl-opt-disable";
+  *failed = false;
+  if (!strstr(info->platform, "Oclgrind")) return NULL;
+  const size_t len = options ? strlen(options) : 0;
+  char *s = malloc(len + sizeof extra + 1);
+  if (!s) {
+    *failed = true;
+    return NULL;
+  }
+  snprintf(s, len + sizeof extra + 1, "%s%s%s", options ? options : "", len ? " " : "", extra);
+  return s;
+}
+
 cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, const char *name,
                        const char *options, cl_program *out, cg_build_result *result,
                        cg_error *err) {
@@ -230,6 +249,10 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
   size_t size = 0;
   cl_program program = NULL;
   const cg_device_info *info = cg_device_get_info(dev);
+  bool no_memory = false;
+  char *own_options = device_build_options(info, options, &no_memory);
+  CG_CHECK(!no_memory, CG_ERROR, "out of memory");
+  if (own_options) options = own_options;
 
   const char *kernel_dir = store ? store->kernel_dir : NULL;
   const char *cache_dir = store && store->binary_cache && *store->binary_cache
@@ -276,6 +299,7 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
 cleanup:
   if (program) clReleaseProgram(program);
   free(source);
+  free(own_options);
   return rc;
 }
 

@@ -166,7 +166,7 @@ char *cg_report_json(const cg_report *report) {
   struct tm tm;
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
   cJSON_AddStringToObject(root, "created", when);
-  cJSON_AddStringToObject(root, "command", report->command);
+  cJSON_AddStringToObject(root, "command", report->command ? report->command : "");
   add_num(root, "discovery_ms", report->discovery_ms);
   cJSON *records = cJSON_AddArrayToObject(root, "records");
   for (int i = 0; i < report->count; ++i)
