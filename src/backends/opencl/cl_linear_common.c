@@ -142,6 +142,11 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
   int major = 1, minor = 0;
   if (sscanf(l->info->version, "OpenCL %d.%d", &major, &minor) == 2)
     l->cl12 = major > 1 || minor >= 2;
+#ifdef CLGAUGE_OPENCL_1_1_PATHS
+  /* A build for tests only (tests/test_linear_cl11.c): the OpenCL 1.1 paths on any device, so
+   * that they run where no 1.1 device is. */
+  l->cl12 = false;
+#endif
   l->rows = s.batch < s.samples ? s.batch : s.samples;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;
