@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Plots of clgauge results files (schema clgauge.results/3 or /2, from any clgauge command's
+"""Plots of clgauge results files (schema clgauge.results/4, /3 or /2, from any clgauge command's
 --json or from pytorch_seeds.py), written as PNG files into one folder:
 
   phases-NAME.png        run 0 of every record split into its phases (context, compile, upload,
@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-SCHEMAS = ("clgauge.results/2", "clgauge.results/3")
+SCHEMAS = ("clgauge.results/2", "clgauge.results/3", "clgauge.results/4")
 MAX_BYTES = 16 << 20  # as clgauge compare: a results file is at most a few hundred KiB
 PHASES = (("init", "context (init)", "#8c6bb1"), ("compile", "compile", "#e6550d"),
           ("upload", "upload", "#3182bd"), ("first", "first run (run 0)", "#31a354"),
@@ -74,7 +74,7 @@ def load(path):
         raise BadFile(f"'{path}': not a clgauge results file (no \"schema\")")
     if doc["schema"] not in SCHEMAS:
         raise BadFile(f"'{path}': schema {doc['schema']}, which this script does not read: it "
-                      f"reads {SCHEMAS[0]} and {SCHEMAS[1]}")
+                      f"reads {', '.join(SCHEMAS)}")
     records = doc.get("records")
     if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
         raise BadFile(f"'{path}': \"records\" is not a list of records")
