@@ -13,7 +13,7 @@
 static void compare_help(void) {
   printf(
       "usage: clgauge compare FILE [FILE...] [options]\n\n"
-      "Puts results files (--json of any clgauge command, schema clgauge.results/%d or /%d, or\n"
+      "Puts results files (--json of any clgauge command, schema clgauge.results/%d to /%d, or\n"
       "the files of bench/pytorch_seeds.py) side by side. Records are matched by workload,\n"
       "backend, variant, transfer mode, parameters and device; every phase of each is shown\n"
       "with the baseline's figure, each other file's, and its ratio to the baseline (above 1:\n"
