@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -41,11 +42,19 @@ bool cli_option(int argc, char **argv, int *i, const char *name, const char **va
   return true;
 }
 
+/* strtoll and strtod skip leading white space and take a '+': a value starts with a digit, or
+ * a '-' (where negative numbers are allowed) or a '.' before one, or it is not a number. */
+static bool plain_start(const char *text, bool minus, bool point) {
+  if (minus && *text == '-') ++text;
+  if (point && *text == '.') ++text;
+  return *text >= '0' && *text <= '9';
+}
+
 bool cli_int(const char *option, const char *text, long long min, long long max, int *out) {
   char *end = NULL;
   errno = 0;
   long long v = strtoll(text, &end, 10);
-  if (!*text || *end || end == text) {
+  if (!plain_start(text, true, false) || *end || end == text) {
     cli_error("%s '%s': not a whole number", option, text);
     return false;
   }
@@ -60,7 +69,7 @@ bool cli_int(const char *option, const char *text, long long min, long long max,
 bool cli_u64(const char *option, const char *text, uint64_t *out) {
   char *end = NULL;
   errno = 0;
-  if (!*text || *text == '-') {
+  if (!plain_start(text, false, false)) {
     cli_error("%s '%s': not a non-negative whole number", option, text);
     return false;
   }
@@ -78,11 +87,18 @@ bool cli_double(const char *option, const char *text, double min, double max, do
   char *end = NULL;
   errno = 0;
   double v = strtod(text, &end);
-  if (!*text || *end || errno == ERANGE || !isfinite(v)) {
+  const bool range = errno == ERANGE;
+  if (!plain_start(text, true, true) || *end || end == text || (!range && !isfinite(v))) {
     cli_error("%s '%s': not a finite number", option, text);
     return false;
   }
-  if (v < min || v > max) {
+  /* ERANGE: beyond a double's largest magnitude, or so close to 0 that it underflows */
+  if (range && fabs(v) < 1) {
+    cli_error("%s %s: out of range: too close to 0 for a double (0, or a magnitude from %g)",
+              option, text, DBL_MIN);
+    return false;
+  }
+  if (range || v < min || v > max) {
     cli_error("%s %s: out of range (%g..%g)", option, text, min, max);
     return false;
   }
@@ -90,22 +106,27 @@ bool cli_double(const char *option, const char *text, double min, double max, do
   return true;
 }
 
-bool cli_list(const char *option, const char *text, int max, char ***out) {
-  char **list = calloc((size_t)max + 1, sizeof *list);
-  if (!list) return false;
-  int n = 0;
+bool cli_list(const char *option, const char *text, char ***out) {
+  size_t max = 1;
+  for (const char *c = text; *c; ++c) max += *c == ',';
+  char **list = calloc(max + 1, sizeof *list);
+  if (!list) {
+    cli_error("%s: out of memory", option);
+    return false;
+  }
+  size_t n = 0;
   const char *p = text;
   for (;;) {
     const char *comma = strchr(p, ',');
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
-    if (len == 0 || n == max) {
-      cli_error(len == 0 ? "%s '%s': empty name in the list" : "%s '%s': too many names", option,
-                text);
+    if (len == 0) {
+      cli_error("%s '%s': empty name in the list", option, text);
       cli_list_free(list);
       return false;
     }
     list[n] = strndup(p, len);
     if (!list[n++]) {
+      cli_error("%s: out of memory", option);
       cli_list_free(list);
       return false;
     }

@@ -28,9 +28,9 @@ bool cli_int(const char *option, const char *text, long long min, long long max,
 bool cli_u64(const char *option, const char *text, uint64_t *out);
 bool cli_double(const char *option, const char *text, double min, double max, double *out);
 
-/* Split "a,b,c" into a NULL-terminated array of at most `max` names (malloc'd; free with
- * cli_list_free). Empty items are an error. */
-bool cli_list(const char *option, const char *text, int max, char ***out);
+/* Split "a,b,c" into a NULL-terminated array of names, as many as there are (malloc'd; free
+ * with cli_list_free). Empty items are an error. */
+bool cli_list(const char *option, const char *text, char ***out);
 void cli_list_free(char **list);
 
 #endif

@@ -1,11 +1,13 @@
 /* The workload commands (clgauge matmul, mlp, ...) and the suite: options, --help and jobs, all
  * from the workload descriptors. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "front.h"
+#include "clgauge/backend.h"
 #include "clgauge/params.h"
 #include "clgauge/workload.h"
 
@@ -27,13 +29,16 @@ static void print_option(const char *name, const char *help, const char *suffix)
 static void workload_help(const cg_workload *w) {
   printf("usage: clgauge %s [options]\n\n%s\n", w->name, w->help);
   if (w->presets) {
-    char help[512] = "", name[64];
+    size_t size = 1;
     for (int i = 0; w->presets[i].name; ++i)
-      snprintf(help + strlen(help), sizeof help - strlen(help), "%s%s: %s",
+      size += strlen(w->presets[i].name) + strlen(w->presets[i].summary) + 8;
+    char *help = calloc(size, 1);
+    for (int i = 0; help && w->presets[i].name; ++i)
+      snprintf(help + strlen(help), size - strlen(help), "%s%s: %s",
                i ? (w->presets[i + 1].name ? "; " : "; or ") : "", w->presets[i].name,
                w->presets[i].summary);
-    snprintf(name, sizeof name, "--preset NAME");
-    print_option(name, help, "");
+    print_option("--preset NAME", help ? help : "", "");
+    free(help);
   }
   for (int i = 0; i < w->nparams; ++i) {
     const cg_param_desc *d = &w->params[i];
@@ -43,7 +48,8 @@ static void workload_help(const cg_workload *w) {
       snprintf(name, sizeof name, "%s", opt);
     } else {
       snprintf(name, sizeof name, "%s %s", opt, d->metavar);
-      snprintf(dflt, sizeof dflt, " (default %g)", d->dflt);
+      snprintf(dflt, sizeof dflt, d->kind == CG_PARAM_INT ? " (default %.0f)" : " (default %g)",
+               d->dflt);
     }
     print_option(name, d->help, dflt);
   }
@@ -57,15 +63,23 @@ static void workload_help(const cg_workload *w) {
     snprintf(name, sizeof name, "--%s LIST", w->sweep->option);
     print_option(name, w->sweep->help, "");
   }
-  printf("%s\n%s", common_help, exit_help);
+  printf("%s", common_help);
+  bool any = false;
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if (strcmp((*i)->workload, w->name) != 0 || !(*i)->kernel_params) continue;
+    printf("%s %s:", any ? ";" : "\nkernel parameters (--kernel-param):", (*i)->backend->name);
+    for (int k = 0; (*i)->kernel_params[k]; ++k)
+      printf("%s %s", k ? "," : "", (*i)->kernel_params[k]);
+    any = true;
+  }
+  printf("%s\n%s", any ? "\n" : "", exit_help);
 }
 
-enum { MAX_SWEEP = 32 };
-
-/* A workload command's options: the base job and the sweep sizes, if any. */
+/* A workload command's options: the base job and the sweep sizes, if any (malloc'd, as many as
+ * the list has). */
 typedef struct workload_opts {
   cg_job job;
-  int sweep[MAX_SWEEP];
+  int *sweep;
   int nsweep;
 } workload_opts;
 
@@ -118,9 +132,14 @@ static int parse_workload_option(int argc, char **argv, int *i, workload_opts *w
     if (cli_option(argc, argv, i, opt, &v, &bad)) {
       char **list = NULL;
       const cg_param_desc *d = &w->params[cg_params_index(&wo->job.params, w->sweep->params[0])];
-      if (bad || !cli_list(opt, v, MAX_SWEEP, &list)) return -1;
+      if (bad || !cli_list(opt, v, &list)) return -1;
+      int n = 0;
+      while (list[n]) ++n;
+      free(wo->sweep);
+      wo->sweep = malloc((size_t)n * sizeof *wo->sweep);
       wo->nsweep = 0;
-      bool ok = true;
+      bool ok = wo->sweep != NULL;
+      if (!ok) cli_error("%s: out of memory", opt);
       for (int k = 0; list[k] && ok; ++k)
         ok = cli_int(opt, list[k], (long long)d->min, (long long)d->max, &wo->sweep[wo->nsweep++]);
       cli_list_free(list);
@@ -171,20 +190,25 @@ int cmd_workload(const cg_workload *w, int argc, char **argv) {
   int status = p < 0 ? EXIT_USAGE : 0;
   if (p > 0) workload_help(w);
   if (p == 0) {
-    cg_job jobs[MAX_SWEEP];
-    int njobs = 1;
-    jobs[0] = wo.job;
-    if (wo.nsweep > 0) {
+    const int njobs = wo.nsweep > 0 ? wo.nsweep : 1;
+    cg_job *jobs = malloc((size_t)njobs * sizeof *jobs);
+    if (!jobs) {
+      cli_error("out of memory");
+      status = EXIT_FAILURE;
+    } else if (wo.nsweep == 0) {
+      jobs[0] = wo.job;
+    }
+    for (int j = 0; j < wo.nsweep && status == 0; ++j) {
       cg_error err = {0};
-      njobs = wo.nsweep;
-      for (int j = 0; j < njobs && status == 0; ++j)
-        if (cg_job_sweep_point(&wo.job, wo.sweep[j], &jobs[j], &err) != CG_OK) {
-          cli_error("%s", err.msg);
-          status = EXIT_USAGE;
-        }
+      if (cg_job_sweep_point(&wo.job, wo.sweep[j], &jobs[j], &err) != CG_OK) {
+        cli_error("%s", err.msg);
+        status = EXIT_USAGE;
+      }
     }
     if (status == 0) status = run_jobs(jobs, njobs, &o, argc, argv);
+    free(jobs);
   }
+  free(wo.sweep);
   free_common(&o);
   return status;
 }
@@ -212,11 +236,17 @@ int cmd_suite(int argc, char **argv) {
     status = EXIT_USAGE;
   }
   if (status == 0) {
-    cg_job jobs[16];
     int njobs = 0;
-    for (const cg_workload *const *w = cg_workload_all(); *w && njobs < 16; ++w)
-      cg_job_init(&jobs[njobs++], *w);
-    status = run_jobs(jobs, njobs, &o, argc, argv);
+    while (cg_workload_all()[njobs]) ++njobs;
+    cg_job *jobs = malloc((size_t)njobs * sizeof *jobs);
+    if (!jobs) {
+      cli_error("out of memory");
+      status = EXIT_FAILURE;
+    } else {
+      for (int j = 0; j < njobs; ++j) cg_job_init(&jobs[j], cg_workload_all()[j]);
+      status = run_jobs(jobs, njobs, &o, argc, argv);
+    }
+    free(jobs);
   }
   free_common(&o);
   return status;

@@ -46,5 +46,6 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
 int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);
 int cmd_suite(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -19,9 +19,8 @@ const char common_help[] =
     "                     on later runs: the compile phase then shows the cached cost\n"
     "  --cold-compile     switch off the drivers' own kernel caches (NVIDIA, PoCL, Mesa) so that\n"
     "                     the compile phase shows a cold build\n"
-    "  --kernel-param LIST  set kernel parameters of the hand-written kernels, as NAME=VALUE,...\n"
-    "                     (matmul: TS; mlp fused: TX, TY, R, KC, TPG, THREE, DZ1A; see the\n"
-    "                     records' kernel configuration for what each kernel takes)\n"
+    "  --kernel-param LIST  set kernel parameters of the hand-written kernels, as NAME=VALUE,...;\n"
+    "                     the records' kernel configuration says what ran and where from\n"
     "  --seed N           seed of the input generator (default 42)\n"
     "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
     "  --csv FILE         write the results as CSV\n"
@@ -32,15 +31,45 @@ const char exit_help[] =
     "Exit status: 0 when every record is ok, unsupported or skipped; 3 when a record is 'error'\n"
     "(the others still run and the files are still written); 2 for bad usage; 1 otherwise.\n";
 
+/* Kernel-parameter overrides added from "NAME=VALUE,...", each name checked against the room
+ * an override has for it first, so that a long name is refused by its limit rather than read
+ * as a malformed item. Reports and returns false when bad. */
+static bool parse_overrides(cg_kernel_overrides *ov, const char *source, const char *text) {
+  const size_t room = sizeof ov->items[0].name - 1;
+  for (const char *p = text; *p;) {
+    const size_t len = strcspn(p, ","), name = strcspn(p, "=,");
+    if (name < len && name > room) {
+      cli_error("%s'%.*s': a parameter name has at most %zu characters", source, (int)len, p,
+                room);
+      return false;
+    }
+    p += len + (p[len] == ',');
+  }
+  cg_error err = {0};
+  if (cg_kernel_overrides_parse(ov, text, &err) != CG_OK) {
+    cli_error("%s%s", source[0] == '-' ? "" : source, err.msg);
+    return false;
+  }
+  return true;
+}
+
 /* 1: consumed, 0: not a common option, -1: bad. */
 int parse_common(int argc, char **argv, int *i, common_opts *o) {
   const char *v = NULL;
   bool bad = false;
   if (cli_option(argc, argv, i, "--device", &v, &bad)) {
     if (bad) return -1;
+    if (!*v) {
+      cli_error("--device '': an empty selector (an index, a type, or a name or vendor part)");
+      return -1;
+    }
     o->device = v;
   } else if (cli_option(argc, argv, i, "--kernel-dir", &v, &bad)) {
     if (bad) return -1;
+    if (!*v) {
+      cli_error("--kernel-dir '': an empty directory name");
+      return -1;
+    }
     o->kernel_dir = v;
   } else if (cli_option(argc, argv, i, "--binary-cache", &v, &bad)) {
     if (bad) return -1;
@@ -56,18 +85,13 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
   } else if (cli_option(argc, argv, i, "--backend", &v, &bad)) {
     cli_list_free(o->backends);
     o->backends = NULL;
-    if (bad || !cli_list("--backend", v, 8, &o->backends)) return -1;
+    if (bad || !cli_list("--backend", v, &o->backends)) return -1;
   } else if (cli_option(argc, argv, i, "--variant", &v, &bad)) {
     cli_list_free(o->variants);
     o->variants = NULL;
-    if (bad || !cli_list("--variant", v, 16, &o->variants)) return -1;
+    if (bad || !cli_list("--variant", v, &o->variants)) return -1;
   } else if (cli_option(argc, argv, i, "--kernel-param", &v, &bad)) {
-    cg_error err = {0};
-    if (bad) return -1;
-    if (cg_kernel_overrides_parse(&o->overrides, v, &err) != CG_OK) {
-      cli_error("%s", err.msg);
-      return -1;
-    }
+    if (bad || !parse_overrides(&o->overrides, "--kernel-param ", v)) return -1;
   } else if (cli_option(argc, argv, i, "--seed", &v, &bad)) {
     if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
   } else if (cli_flag(argv[*i], "--quiet")) {
@@ -88,16 +112,16 @@ void free_common(common_opts *o) {
 int legacy_overrides(common_opts *o) {
   const char *spec = getenv("CLGAUGE_MLP_FUSED");
   if (!spec || !*spec) return 0;
-  char upper[256];
-  snprintf(upper, sizeof upper, "%s", spec);
-  for (char *c = upper; *c && *c != '\0'; ++c)
-    if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
-  cg_error err = {0};
-  if (cg_kernel_overrides_parse(&o->overrides, upper, &err) != CG_OK) {
-    cli_error("CLGAUGE_MLP_FUSED: %s", err.msg);
-    return EXIT_USAGE;
+  char *upper = strdup(spec); /* whole, however long */
+  if (!upper) {
+    cli_error("CLGAUGE_MLP_FUSED: out of memory");
+    return EXIT_FAILURE;
   }
-  return 0;
+  for (char *c = upper; *c; ++c)
+    if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+  const bool ok = parse_overrides(&o->overrides, "CLGAUGE_MLP_FUSED: ", upper);
+  free(upper);
+  return ok ? 0 : EXIT_USAGE;
 }
 
 /* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */

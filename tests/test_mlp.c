@@ -1405,7 +1405,9 @@ START_TEST(test_validate_device_limits) {
     const char *hosts[16];
     device_backends(hosts, 16, false);
     const cg_selection host_sel = {.backends = hosts};
-    ck_assert_msg(validate(&job, &host_sel, info, &err) == CG_OK, "%s", err.msg);
+    ck_assert_msg(validate(&job, &host_sel, info, &err) == CG_OK ||
+                      strstr(err.msg, "the host has"),
+                  "%s", err.msg); /* the host's memory may still be too small */
     /* The presets fit. */
     small_job(&job);
     ck_assert_msg(validate(&job, NULL, info, &err) == CG_OK, "%s", err.msg);

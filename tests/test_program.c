@@ -1,14 +1,23 @@
 /* Check suite of the program module: the embedded kernels against the .cl files of cl/, kernel
- * sources read from a directory, program builds (good and broken) and the binary cache on every
- * device. */
+ * sources read from a directory (special files refused), program builds (good and broken), the
+ * binary cache's entries (parsed without a device) and the binary cache on every device: damaged,
+ * truncated and special entries, and a cache that cannot be written. */
+#define _DEFAULT_SOURCE /* syscall(), for capget and capset */
 #include <CL/cl.h>
 #include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "clgauge/device.h"
+#include "clgauge/files.h"
 #include "clgauge/program.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
@@ -132,6 +141,223 @@ START_TEST(test_source_missing_file) {
 }
 END_TEST
 
+/* Special files where a kernel source is read: refused with the reason, never read from (a FIFO
+ * with no writer would block the build for ever; a directory once made malloc ask for 2^63
+ * bytes). This case runs under Check's 4-second timeout. */
+START_TEST(test_source_special_files) {
+  char dir[256], path[512];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/matmul.cl", dir);
+  const char *kinds[] = {"a FIFO", "a directory"};
+  for (int kind = 0; kind < 2; ++kind) {
+    ck_assert_int_eq(kind == 0 ? mkfifo(path, 0600) : mkdir(path, 0700), 0);
+    char *source = (char *)"untouched";
+    size_t size = 12345;
+    cg_error err = {0};
+    ck_assert_int_eq(cg_kernel_source(dir, "matmul.cl", &source, &size, &err), CG_BAD_INPUT);
+    char expected[700];
+    snprintf(expected, sizeof expected, "cannot read '%s': %s (kernel file)", path, kinds[kind]);
+    ck_assert_str_eq(err.msg, expected);
+    ck_assert_str_eq(source, "untouched");
+    ck_assert_uint_eq(size, 12345);
+    ck_assert_int_eq(remove(path), 0);
+  }
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* cg_file_read itself: a device refused, an empty file read as empty, a file named through a
+ * symbolic link read as the file. */
+START_TEST(test_file_read_kinds) {
+  char *data = (char *)"untouched";
+  size_t size = 12345;
+  cg_error err = {0};
+  ck_assert_int_eq(cg_file_read("/dev/zero", &data, &size, &err), CG_BAD_INPUT);
+  ck_assert_str_eq(err.msg, "cannot read '/dev/zero': a device");
+  ck_assert_str_eq(data, "untouched");
+  char dir[256], path[512], link[512];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/empty.cl", dir);
+  cg_test_write_file(path, "");
+  ck_assert_msg(cg_file_read(path, &data, &size, &err) == CG_OK, "%s", err.msg);
+  ck_assert_uint_eq(size, 0);
+  ck_assert_str_eq(data, "");
+  free(data);
+  cg_test_write_file(path, "__kernel void k(void) {}\n");
+  snprintf(link, sizeof link, "%s/link.cl", dir);
+  ck_assert_int_eq(symlink(path, link), 0);
+  ck_assert_msg(cg_file_read(link, &data, &size, &err) == CG_OK, "%s", err.msg);
+  ck_assert_str_eq(data, "__kernel void k(void) {}\n");
+  free(data);
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* ---- the binary cache's entries, without a device ---- */
+
+/* An entry as the cache writes it, malloc'd: the header, then the body; *header its length. */
+static unsigned char *make_entry(uint64_t key, const unsigned char *body, size_t size,
+                                 size_t *header) {
+  char line[128];
+  const int h = cg_cache_entry_header(line, sizeof line, key, body, size);
+  ck_assert(h > 0 && (size_t)h < sizeof line);
+  unsigned char *e = malloc((size_t)h + size);
+  ck_assert_ptr_nonnull(e);
+  memcpy(e, line, (size_t)h);
+  memcpy(e + h, body, size);
+  *header = (size_t)h;
+  return e;
+}
+
+enum { BODY = 300 };
+
+static void random_body(unsigned char *body, uint64_t *key) {
+  cg_rng rng;
+  cg_rng_seed(&rng, cg_test_seed());
+  for (int i = 0; i < BODY; ++i) body[i] = (unsigned char)cg_rng_next(&rng);
+  *key = cg_rng_next(&rng);
+}
+
+START_TEST(test_entry_whole) {
+  unsigned char body[BODY];
+  uint64_t key = 0;
+  random_body(body, &key);
+  size_t header = 0;
+  unsigned char *e = make_entry(key, body, BODY, &header);
+  char expected[64];
+  snprintf(expected, sizeof expected, "clgauge-program-binary 2 %016llx %d ",
+           (unsigned long long)key, BODY);
+  ck_assert_msg(memcmp(e, expected, strlen(expected)) == 0, "header: %.*s", (int)header, e);
+  ck_assert_uint_eq(header, strlen(expected) + 17);
+  ck_assert_int_eq(e[header - 1], '\n');
+  cg_cache_entry entry;
+  ck_assert_int_eq(cg_cache_entry_parse(e, header + BODY, &entry), CG_ENTRY_OK);
+  ck_assert_uint_eq(entry.key, key);
+  ck_assert_ptr_eq(entry.body, e + header);
+  ck_assert_uint_eq(entry.size, BODY);
+  free(e);
+}
+END_TEST
+
+/* Any byte of the body changed, any one bit of it: the checksum fails. */
+START_TEST(test_entry_damaged_body) {
+  unsigned char body[BODY];
+  uint64_t key = 0;
+  random_body(body, &key);
+  size_t header = 0;
+  unsigned char *e = make_entry(key, body, BODY, &header);
+  for (size_t i = 0; i < BODY; ++i) {
+    e[header + i] ^= (unsigned char)(1u << (i % 8));
+    cg_cache_entry entry = {.key = 7};
+    ck_assert_msg(cg_cache_entry_parse(e, header + BODY, &entry) == CG_ENTRY_DAMAGED,
+                  "byte %zu of the body changed unnoticed", i);
+    ck_assert_uint_eq(entry.key, 7); /* untouched */
+    e[header + i] ^= (unsigned char)(1u << (i % 8));
+  }
+  ck_assert_int_eq(cg_cache_entry_parse(e, header + BODY, &(cg_cache_entry){0}), CG_ENTRY_OK);
+  free(e);
+}
+END_TEST
+
+/* Every prefix of an entry is truncated; a byte more is damage. */
+START_TEST(test_entry_truncated) {
+  unsigned char body[BODY];
+  uint64_t key = 0;
+  random_body(body, &key);
+  size_t header = 0;
+  unsigned char *e = make_entry(key, body, BODY, &header);
+  cg_cache_entry entry;
+  for (size_t n = 0; n < header + BODY; ++n) {
+    /* a copy of exactly n bytes, so that a read past them shows under a sanitizer */
+    unsigned char *cut = malloc(n ? n : 1);
+    memcpy(cut, e, n);
+    ck_assert_msg(cg_cache_entry_parse(cut, n, &entry) == CG_ENTRY_TRUNCATED,
+                  "%zu of %zu bytes not seen as truncated", n, header + BODY);
+    free(cut);
+  }
+  unsigned char *longer = malloc(header + BODY + 1);
+  memcpy(longer, e, header + BODY);
+  longer[header + BODY] = 0;
+  ck_assert_int_eq(cg_cache_entry_parse(longer, header + BODY + 1, &entry), CG_ENTRY_DAMAGED);
+  free(longer);
+  free(e);
+}
+END_TEST
+
+/* One byte of the header changed, to anything: refused, or (a digit of the key) parsed as
+ * another program's entry, which the cache ignores. */
+START_TEST(test_entry_header_changed) {
+  unsigned char body[BODY];
+  uint64_t key = 0;
+  random_body(body, &key);
+  size_t header = 0;
+  unsigned char *e = make_entry(key, body, BODY, &header);
+  const size_t key_at = strlen("clgauge-program-binary 2 ");
+  for (size_t i = 0; i < header; ++i) {
+    const unsigned char was = e[i];
+    for (int c = 0; c < 256; ++c) {
+      if (c == was) continue;
+      e[i] = (unsigned char)c;
+      cg_cache_entry entry = {0};
+      const cg_cache_verdict v = cg_cache_entry_parse(e, header + BODY, &entry);
+      const bool other_key = v == CG_ENTRY_OK && entry.key != key && i >= key_at &&
+                             i < key_at + 16;
+      ck_assert_msg(v != CG_ENTRY_OK || other_key, "byte %zu of the header set to %d: accepted",
+                    i, c);
+    }
+    e[i] = was;
+  }
+  free(e);
+}
+END_TEST
+
+/* Headers that are not the writer's form, each beside a body that would otherwise fit. */
+START_TEST(test_entry_malformed_header) {
+  const unsigned char body[] = "0123456789";
+  char sum[20];
+  {
+    char line[128];
+    cg_cache_entry_header(line, sizeof line, 1, body, 10);
+    snprintf(sum, sizeof sum, "%.16s", line + strlen(line) - 17);
+  }
+  const struct {
+    const char *format;
+    cg_cache_verdict verdict;
+  } cases[] = {
+      {"clgauge-program-binary 2 0000000000000001 10 %s\n", CG_ENTRY_OK},
+      {"clgauge-program-binary 1 0000000000000001 10\n", CG_ENTRY_FOREIGN},
+      {"clgauge-program-binary 3 0000000000000001 10 %s\n", CG_ENTRY_FOREIGN},
+      {"\x7f" "ELF binary of some other kind\n", CG_ENTRY_FOREIGN},
+      {"clgauge-program-binary 2 000000000000000A 10 %s\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 1 10 %s\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 010 %s\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 +10 %s\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 10  %s\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 99999999999999999999 %s\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 10 %s \n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 10 %s\r\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 10 0000000000000000\n", CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 1000000000000000000000000000000000\n",
+       CG_ENTRY_DAMAGED},
+      {"clgauge-program-binary 2 0000000000000001 11 %s\n", CG_ENTRY_TRUNCATED},
+      {"clgauge-program-binary 2 0000000000000001 9 %s\n", CG_ENTRY_DAMAGED},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    char entry_bytes[256];
+    int n = snprintf(entry_bytes, sizeof entry_bytes, cases[i].format, sum);
+    memcpy(entry_bytes + n, body, 10);
+    cg_cache_entry entry;
+    ck_assert_msg(cg_cache_entry_parse(entry_bytes, (size_t)n + 10, &entry) == cases[i].verdict,
+                  "case %zu (%s): verdict %d, not %d", i, cases[i].format,
+                  cg_cache_entry_parse(entry_bytes, (size_t)n + 10, &entry), cases[i].verdict);
+  }
+  /* an empty body is never written, so never read either */
+  char line[128];
+  const int n = cg_cache_entry_header(line, sizeof line, 1, body, 0);
+  ck_assert_int_eq(cg_cache_entry_parse(line, (size_t)n, &(cg_cache_entry){0}), CG_ENTRY_DAMAGED);
+}
+END_TEST
+
 /* ---- builds on every device ---- */
 
 static cg_device *open_device(const cg_device_info *info) {
@@ -152,12 +378,13 @@ START_TEST(test_build_good) {
       cl_program program = NULL;
       cg_error err = {0};
       const cg_program_store store = {dirs[d], NULL};
-      cg_build_origin origin = CG_BUILT_FROM_CACHE;
-      cg_rc rc = cg_program_build(dev, &store, "matmul.cl", matmul_options, &program, &origin,
+      cg_build_result result = {.origin = CG_BUILT_FROM_CACHE, .warning = "untouched"};
+      cg_rc rc = cg_program_build(dev, &store, "matmul.cl", matmul_options, &program, &result,
                                   &err);
       ck_assert_msg(rc == CG_OK, "device %d (%s): %s", i, info->name, err.msg);
       ck_assert_ptr_nonnull(program);
-      ck_assert_int_eq(origin, CG_BUILT_FROM_SOURCE);
+      ck_assert_int_eq(result.origin, CG_BUILT_FROM_SOURCE);
+      ck_assert_str_eq(result.warning, "");
       cl_build_status status = CL_BUILD_NONE;
       ck_assert_int_eq(clGetProgramBuildInfo(program, info->id, CL_PROGRAM_BUILD_STATUS,
                                              sizeof status, &status, NULL),
@@ -291,17 +518,29 @@ static void expect_naive_correct(cg_device *dev, cl_program program, const char 
   clReleaseKernel(kernel);
 }
 
-static cg_build_origin build_cached(cg_device *dev, const cg_program_store *store,
-                                    const char *options, const char *what) {
+/* A build through the cache that must succeed and compute right; the warning (empty when none)
+ * into warning when given, else there must be none. */
+static cg_build_origin build_cached_warn(cg_device *dev, const cg_program_store *store,
+                                         const char *options, const char *what, char *warning,
+                                         size_t warning_size) {
   cl_program program = NULL;
-  cg_build_origin origin = (cg_build_origin)-1;
+  cg_build_result result = {.origin = (cg_build_origin)-1};
   cg_error err = {0};
-  ck_assert_msg(cg_program_build(dev, store, "matmul.cl", options, &program, &origin, &err) ==
+  ck_assert_msg(cg_program_build(dev, store, "matmul.cl", options, &program, &result, &err) ==
                     CG_OK,
                 "%s: %s", what, err.msg);
   expect_naive_correct(dev, program, what);
   clReleaseProgram(program);
-  return origin;
+  if (warning)
+    snprintf(warning, warning_size, "%s", result.warning);
+  else
+    ck_assert_msg(result.warning[0] == '\0', "%s: warning: %s", what, result.warning);
+  return result.origin;
+}
+
+static cg_build_origin build_cached(cg_device *dev, const cg_program_store *store,
+                                    const char *options, const char *what) {
+  return build_cached_warn(dev, store, options, what, NULL, 0);
 }
 
 /* The single file in dir (the test leaves one there at a time). */
@@ -388,21 +627,185 @@ START_TEST(test_binary_cache) {
 }
 END_TEST
 
-/* A cache that cannot be written is an error naming the path, not a silent source build. */
+/* Write size bytes to path, replacing it. */
+static void write_bytes(const char *path, const void *data, size_t size) {
+  FILE *f = fopen(path, "wb");
+  ck_assert_msg(f != NULL, "cannot create %s: %s", path, strerror(errno));
+  ck_assert_uint_eq(fwrite(data, 1, size, f), size);
+  ck_assert_int_eq(fclose(f), 0);
+}
+
+/* The cache entry at path is whole and checks (the writer's own). */
+static void expect_entry_whole(const char *path, const char *what) {
+  size_t size = 0;
+  char *data = cg_test_read_file(path, &size);
+  ck_assert_msg(data != NULL, "%s: no entry at %s", what, path);
+  cg_cache_entry entry;
+  ck_assert_msg(cg_cache_entry_parse(data, size, &entry) == CG_ENTRY_OK,
+                "%s: entry %s is not whole", what, path);
+  free(data);
+}
+
+/* A fresh cache in dir holding the one entry of matmul.cl with matmul_options; its path. */
+static void fill_cache(cg_device *dev, const char *dir, char *path, size_t size, const char *what) {
+  const cg_program_store store = {NULL, dir};
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
+  only_file(dir, path, size);
+  expect_entry_whole(path, what);
+}
+
+/* After the entry was spoilt: rebuilt from source without a warning (and without reaching the
+ * driver: a damaged binary crashed PoCL), the entry replaced by a whole one, served next time. */
+static void expect_rebuilt_and_replaced(cg_device *dev, const char *dir, const char *path,
+                                        const char *what) {
+  const cg_program_store store = {NULL, dir};
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
+  ck_assert_int_eq(cg_test_dir_entries(dir), 1);
+  expect_entry_whole(path, what);
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_CACHE);
+}
+
+/* A header that stays valid over a body that does not: its checksum catches it. */
+START_TEST(test_binary_cache_damaged_body) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  for (int i = 0; i < list.count; ++i) {
+    char dir[256], path[1024], what[400];
+    cg_test_tempdir(dir, sizeof dir);
+    cg_device *dev = open_device(&list.items[i]);
+    snprintf(what, sizeof what, "%s, damaged body", list.items[i].name);
+    fill_cache(dev, dir, path, sizeof path, what);
+    size_t size = 0;
+    char *data = cg_test_read_file(path, &size);
+    cg_cache_entry entry;
+    ck_assert_int_eq(cg_cache_entry_parse(data, size, &entry), CG_ENTRY_OK);
+    const size_t header = (size_t)(entry.body - (const unsigned char *)data);
+    for (size_t b = header; b < size; b += 7) data[b] ^= 0x5a; /* every 7th byte of the body */
+    write_bytes(path, data, size);
+    ck_assert_int_eq(cg_cache_entry_parse(data, size, &entry), CG_ENTRY_DAMAGED);
+    free(data);
+    expect_rebuilt_and_replaced(dev, dir, path, what);
+    cg_device_close(dev);
+    cg_test_rmtree(dir);
+  }
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* Entries cut short in the body and in the header, and one of the previous format (a header
+ * without a checksum): stale, rebuilt and replaced. */
+START_TEST(test_binary_cache_truncated_entry) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  for (int i = 0; i < list.count; ++i) {
+    char dir[256], path[1024], what[400];
+    cg_test_tempdir(dir, sizeof dir);
+    cg_device *dev = open_device(&list.items[i]);
+    snprintf(what, sizeof what, "%s, truncated", list.items[i].name);
+    fill_cache(dev, dir, path, sizeof path, what);
+    size_t size = 0;
+    char *data = cg_test_read_file(path, &size);
+    cg_cache_entry entry;
+    ck_assert_int_eq(cg_cache_entry_parse(data, size, &entry), CG_ENTRY_OK);
+    const size_t header = (size_t)(entry.body - (const unsigned char *)data);
+    const size_t cuts[] = {header + entry.size / 2, header + entry.size - 1, header - 5, 0};
+    for (int c = 0; c < 4; ++c) {
+      write_bytes(path, data, cuts[c]);
+      expect_rebuilt_and_replaced(dev, dir, path, what);
+    }
+    /* version 1: "clgauge-program-binary 1 <key> <size>\n" and the body */
+    char old[128];
+    const int n = snprintf(old, sizeof old, "clgauge-program-binary 1 %016llx %zu\n",
+                           (unsigned long long)entry.key, entry.size);
+    ck_assert_int_eq(cg_cache_entry_parse(old, (size_t)n, &entry), CG_ENTRY_FOREIGN);
+    char *v1 = malloc((size_t)n + entry.size);
+    memcpy(v1, old, (size_t)n);
+    memcpy(v1 + n, data + header, entry.size);
+    write_bytes(path, v1, (size_t)n + entry.size);
+    free(v1);
+    snprintf(what, sizeof what, "%s, entry of format 1", list.items[i].name);
+    expect_rebuilt_and_replaced(dev, dir, path, what);
+    free(data);
+    cg_device_close(dev);
+    cg_test_rmtree(dir);
+  }
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* A FIFO or a directory where the entry goes: never read (a FIFO would block), left as it is,
+ * and the build succeeds with a warning naming the path. */
+START_TEST(test_binary_cache_special_entry) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  cg_device *dev = open_device(&list.items[0]);
+  for (int kind = 0; kind < 2; ++kind) {
+    char dir[256], path[1024], what[400], warning[1024];
+    cg_test_tempdir(dir, sizeof dir);
+    snprintf(what, sizeof what, "%s at the entry's path", kind == 0 ? "a FIFO" : "a directory");
+    fill_cache(dev, dir, path, sizeof path, what);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(kind == 0 ? mkfifo(path, 0600) : mkdir(path, 0700), 0);
+    const cg_program_store store = {NULL, dir};
+    for (int twice = 0; twice < 2; ++twice) {
+      ck_assert_int_eq(build_cached_warn(dev, &store, matmul_options, what, warning,
+                                         sizeof warning),
+                       CG_BUILT_FROM_SOURCE);
+      char quoted[1100];
+      snprintf(quoted, sizeof quoted, "'%s'", path);
+      ck_assert_msg(strstr(warning, quoted) && strstr(warning, "not stored") &&
+                        strncmp(warning, "binary cache: ", 14) == 0,
+                    "%s: warning: '%s'", what, warning);
+      struct stat st;
+      ck_assert_int_eq(lstat(path, &st), 0);
+      ck_assert_msg(kind == 0 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode), "%s: replaced", what);
+      ck_assert_int_eq(cg_test_dir_entries(dir), 1); /* no temporary file left behind */
+    }
+    cg_test_rmtree(dir);
+  }
+  cg_device_close(dev);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* The capabilities of this process, and the same with CAP_DAC_OVERRIDE taken out of the
+ * effective set: without it root, too, is held to a directory's permission bits. */
+static void dac_override_set(bool on, struct __user_cap_data_struct saved[2]) {
+  struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+  if (!on) ck_assert_int_eq(syscall(SYS_capget, &h, saved), 0);
+  struct __user_cap_data_struct d[2] = {saved[0], saved[1]};
+  if (!on) d[0].effective &= ~(1u << CAP_DAC_OVERRIDE);
+  ck_assert_msg(syscall(SYS_capset, &h, d) == 0, "capset: %s", strerror(errno));
+}
+
+/* A cache directory that cannot be written (it was checked up front; permissions change): every
+ * build succeeds from source, with a warning naming the entry's path; nothing is left there. */
 START_TEST(test_binary_cache_unwritable) {
   cg_device_list list;
   cg_test_devices(&list);
   cg_device *dev = open_device(&list.items[0]);
-  const cg_program_store store = {NULL, "/nonexistent-dir/cache"};
-  cl_program program = NULL;
-  cg_error err = {0};
-  ck_assert_int_ne(cg_program_build(dev, &store, "matmul.cl", matmul_options, &program, NULL,
-                                    &err),
-                   CG_OK);
-  ck_assert_ptr_null(program);
-  ck_assert_msg(strstr(err.msg, "/nonexistent-dir/cache/matmul-") != NULL &&
-                    strstr(err.msg, "binary cache") != NULL,
-                "message: %s", err.msg);
+  char dir[256], prefix[400], warning[1024];
+  cg_test_tempdir(dir, sizeof dir);
+  ck_assert_int_eq(chmod(dir, 0500), 0);
+  struct __user_cap_data_struct saved[2];
+  dac_override_set(false, saved);
+  char probe[300];
+  snprintf(probe, sizeof probe, "%s/probe", dir);
+  const int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL, 0600);
+  ck_assert_msg(fd < 0 && errno == EACCES, "%s is still writable", dir);
+  const cg_program_store store = {NULL, dir};
+  for (int twice = 0; twice < 2; ++twice) {
+    ck_assert_int_eq(build_cached_warn(dev, &store, matmul_options, "unwritable cache", warning,
+                                       sizeof warning),
+                     CG_BUILT_FROM_SOURCE);
+    snprintf(prefix, sizeof prefix, "binary cache: cannot write '%s/matmul-", dir);
+    ck_assert_msg(strncmp(warning, prefix, strlen(prefix)) == 0 && strstr(warning, "not stored"),
+                  "warning: '%s'", warning);
+    ck_assert_int_eq(cg_test_dir_entries(dir), 0);
+  }
+  dac_override_set(true, saved);
+  ck_assert_int_eq(chmod(dir, 0700), 0);
+  cg_test_rmtree(dir);
   cg_device_close(dev);
   cg_device_list_free(&list);
 }
@@ -434,6 +837,16 @@ Suite *cg_program_suite(void) {
   tcase_add_test(tc, test_source_embedded);
   tcase_add_test(tc, test_source_from_directory);
   tcase_add_test(tc, test_source_missing_file);
+  tcase_add_test(tc, test_source_special_files);
+  tcase_add_test(tc, test_file_read_kinds);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("cache entries");
+  tcase_add_test(tc, test_entry_whole);
+  tcase_add_test(tc, test_entry_damaged_body);
+  tcase_add_test(tc, test_entry_truncated);
+  tcase_add_test(tc, test_entry_header_changed);
+  tcase_add_test(tc, test_entry_malformed_header);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("build");
@@ -442,6 +855,9 @@ Suite *cg_program_suite(void) {
   tcase_add_test(tc, test_build_broken);
   tcase_add_test(tc, test_build_missing_file);
   tcase_add_test(tc, test_binary_cache);
+  tcase_add_test(tc, test_binary_cache_damaged_body);
+  tcase_add_test(tc, test_binary_cache_truncated_entry);
+  tcase_add_test(tc, test_binary_cache_special_entry);
   tcase_add_test(tc, test_binary_cache_unwritable);
   suite_add_tcase(s, tc);
 

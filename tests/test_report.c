@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "clgauge/backend.h"
 #include "clgauge/report.h"
+#include "clgauge/workload.h"
 #include "test_util.h"
 
 /* ---- a report with every kind of record ---- */
@@ -187,9 +189,77 @@ START_TEST(test_long_command_line) {
   char *argv[] = {(char *)"clgauge", long_arg, (char *)"--n", (char *)"3"};
   cg_report report;
   cg_report_init(&report, 4, argv);
-  ck_assert_uint_lt(strlen(report.command), sizeof report.command);
+  /* kept whole, however long */
+  ck_assert_uint_eq(strlen(report.command), strlen("clgauge  --n 3") + strlen(long_arg));
   ck_assert_msg(strncmp(report.command, "clgauge aaaa", 12) == 0, "%s", report.command);
+  ck_assert_str_eq(report.command + 8 + strlen(long_arg), " --n 3");
   cg_report_free(&report);
+}
+END_TEST
+
+/* Bytes that are not UTF-8 reach the JSON's command as \xHH, which a strict parser takes; the
+ * UTF-8 around them stays as it is. */
+START_TEST(test_command_not_utf8) {
+  char *argv[] = {(char *)"clgauge",      (char *)"--kernel-dir", (char *)"\xff\xfe" "dir",
+                  (char *)"caf\xc3\xa9",    (char *)"\xe2\x82",     (char *)"\xed\xa0\x80",
+                  (char *)"\xc0\xaf",       (char *)"\xf0\x9d\x84\x9e", (char *)"\x80"};
+  cg_report report;
+  cg_report_init(&report, 9, argv);
+  const char *want = "clgauge --kernel-dir \\xff\\xfedir caf\xc3\xa9 \\xe2\\x82 "
+                     "\\xed\\xa0\\x80 \\xc0\\xaf \xf0\x9d\x84\x9e \\x80";
+  ck_assert_str_eq(report.command, want);
+  char *text = cg_report_json(&report);
+  ck_assert_ptr_nonnull(text);
+  for (const unsigned char *p = (const unsigned char *)text; *p; ++p)
+    ck_assert_msg(*p != 0xff && *p != 0xfe && *p != 0xc0 && *p != 0xed,
+                  "a byte that is not UTF-8 (0x%02x) in the JSON", *p);
+  cJSON *root = cJSON_Parse(text);
+  ck_assert_ptr_nonnull(root);
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "command")), want);
+  cJSON_Delete(root);
+  free(text);
+  cg_report_free(&report);
+}
+END_TEST
+
+/* Names longer than a record's fields are refused naming the limit, never cut short; every
+ * registered workload, backend, variant and mode fits. */
+START_TEST(test_record_names) {
+  cg_error err = {0};
+  ck_assert_int_eq(cg_record_check_names("matmul", "cl", "regblock", NULL, NULL, &err), CG_OK);
+  /* each at its limit, but the variant one longer */
+  ck_assert_int_eq(cg_record_check_names("workload-of-15c", "backend-of-15ch",
+                                         "variant-of-23-characters", "mode-of-15-char",
+                                         "label-of-19-charact", &err),
+                   CG_ERROR);
+  ck_assert_msg(strstr(err.msg, "variant name 'variant-of-23-characters'") &&
+                    strstr(err.msg, "the 23 characters"),
+                "%s", err.msg);
+  const char *longer[] = {"workload-of-16ch", "backend-of-16cha", "mode-of-16-chara",
+                          "label-of-20-characte"};
+  const char *field[] = {"workload", "backend", "mode", "sweep label"};
+  const int room[] = {15, 15, 15, 19};
+  for (int i = 0; i < 4; ++i) {
+    const char *n[4] = {"w", "b", NULL, NULL};
+    n[i] = longer[i];
+    err = (cg_error){0};
+    ck_assert_int_eq(cg_record_check_names(n[0], n[1], "v", n[2], n[3], &err), CG_ERROR);
+    char want[96];
+    snprintf(want, sizeof want, "%s name '%s' is longer than the %d characters", field[i],
+             longer[i], room[i]);
+    ck_assert_msg(strstr(err.msg, want), "'%s' not in: %s", want, err.msg);
+  }
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    const cg_workload *w = cg_workload_find((*i)->workload);
+    ck_assert_ptr_nonnull(w);
+    for (const char *const *v = (*i)->variants; *v; ++v)
+      for (int m = -1; m < 0 || (w->modes && w->modes->names[m]); ++m) {
+        const char *mode = m < 0 ? (w->modes ? w->modes->host_mode : NULL) : w->modes->names[m];
+        ck_assert_msg(cg_record_check_names(w->name, (*i)->backend->name, *v, mode,
+                                            w->sweep ? w->sweep->label : NULL, &err) == CG_OK,
+                      "%s", err.msg);
+      }
+  }
 }
 END_TEST
 
@@ -593,6 +663,37 @@ START_TEST(test_csv_params_exact) {
 }
 END_TEST
 
+/* Every parameter of a record reaches its CSV field, however many and however long. */
+START_TEST(test_csv_params_whole) {
+  char dir[256], path[512];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/results.csv", dir);
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  cg_record *r = cg_report_add(&report);
+  static const char *const names[] = {"parameter_00", "parameter_01", "parameter_02",
+                                      "parameter_03", "parameter_04", "parameter_05",
+                                      "parameter_06", "parameter_07", "parameter_08",
+                                      "parameter_09", "parameter_10", "parameter_11",
+                                      "parameter_12", "parameter_13", "parameter_14",
+                                      "parameter_15", "parameter_16"};
+  for (int i = 0; i < CG_MAX_RECORD_PARAMS; ++i) cg_record_add_param(r, names[i], 0.1 + i);
+  cg_error err = {0};
+  ck_assert_msg(cg_report_write_csv(&report, path, &err) == CG_OK, "%s", err.msg);
+  char *text = cg_test_read_file(path, NULL);
+  cg_report_free(&report);
+  cg_test_rmtree(dir);
+  ck_assert_ptr_nonnull(text);
+  char last[64];
+  snprintf(last, sizeof last, ";%s=%.17g\"", names[CG_MAX_RECORD_PARAMS - 1],
+           0.1 + (CG_MAX_RECORD_PARAMS - 1));
+  const bool whole =
+      strstr(text, "\"parameter_00=0.10000000000000001;parameter_01=") && strstr(text, last);
+  ck_assert_msg(whole, "params cut short (no '%s'):\n%s", last, text);
+  free(text);
+}
+END_TEST
+
 /* ---- paths and whole-or-nothing files ---- */
 
 START_TEST(test_check_path) {
@@ -608,6 +709,59 @@ START_TEST(test_check_path) {
                 err.msg);
   ck_assert_int_eq(cg_report_check_path("", &err), CG_BAD_INPUT);
   cg_test_rmtree(dir);
+}
+END_TEST
+
+/* Written through symbolic links: each link stays a link and the file it leads to is replaced
+ * whole, through relative links (from the link's own directory), chains and a link whose target
+ * does not exist yet; a loop is refused by name. */
+START_TEST(test_write_through_links) {
+  char dir[256], path[600], target[600], sub[600];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(sub, sizeof sub, "%s/sub", dir);
+  ck_assert_int_eq(mkdir(sub, 0755), 0);
+  snprintf(target, sizeof target, "%s/sub/real.json", dir);
+  cg_test_write_file(target, "old contents\n");
+  cg_report report;
+  build_report(&report);
+  cg_error err = {0};
+  struct {
+    const char *link, *to, *target; /* link -> to; target: the file that is replaced */
+  } cases[] = {
+      {"rel.json", "sub/real.json", "sub/real.json"},
+      {"sub/again.json", "real.json", "sub/real.json"},        /* relative to sub/ */
+      {"chain.json", "rel.json", "sub/real.json"},             /* a link to a link */
+      {"dangling.json", "sub/new.json", "sub/new.json"},       /* target made */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    snprintf(path, sizeof path, "%s/%s", dir, cases[i].link);
+    ck_assert_int_eq(symlink(cases[i].to, path), 0);
+    ck_assert_msg(cg_report_write_json(&report, path, &err) == CG_OK, "%s: %s", cases[i].link,
+                  err.msg);
+    struct stat st;
+    ck_assert_msg(lstat(path, &st) == 0 && S_ISLNK(st.st_mode), "%s: no longer a link",
+                  cases[i].link);
+    snprintf(target, sizeof target, "%s/%s", dir, cases[i].target);
+    ck_assert_msg(lstat(target, &st) == 0 && S_ISREG(st.st_mode), "%s: %s not a file",
+                  cases[i].link, cases[i].target);
+    char *text = cg_test_read_file(target, NULL);
+    ck_assert_ptr_nonnull(text);
+    cJSON *root = cJSON_Parse(text);
+    ck_assert_msg(root != NULL, "%s: %s is not the JSON", cases[i].link, cases[i].target);
+    cJSON_Delete(root);
+    free(text);
+  }
+  /* real.json, new.json and the link again.json: no temporary file left */
+  ck_assert_int_eq(cg_test_dir_entries(sub), 3);
+  snprintf(path, sizeof path, "%s/loop-a.json", dir);
+  ck_assert_int_eq(symlink("loop-b.json", path), 0);
+  snprintf(target, sizeof target, "%s/loop-b.json", dir);
+  ck_assert_int_eq(symlink("loop-a.json", target), 0);
+  const cg_rc loop = cg_report_write_json(&report, path, &err);
+  cg_report_free(&report);
+  cg_test_rmtree(dir);
+  ck_assert_msg(loop == CG_BAD_INPUT && strstr(err.msg, "loop-a.json"), "a loop: rc %d, %s",
+                loop, err.msg);
 }
 END_TEST
 
@@ -748,11 +902,102 @@ START_TEST(test_print_table) {
 }
 END_TEST
 
+/* A record of `nruns` runs of 2 iterations, run 0 first; steady statistics over `steady` of the
+ * later runs (0: none, as with --runs 1, one epoch, or --print-every >= --iters). */
+static cg_record *timed_record(cg_report *report, const char *backend, bool host, int nruns,
+                               int steady) {
+  cg_record *r = cg_report_add(report);
+  snprintf(r->workload, sizeof r->workload, "mlp");
+  snprintf(r->backend, sizeof r->backend, "%s", backend);
+  snprintf(r->variant, sizeof r->variant, host ? "openblas" : "fused");
+  snprintf(r->device, sizeof r->device, host ? "host CPU" : "Test GPU");
+  snprintf(r->compile_kind, sizeof r->compile_kind, host ? "none" : "source");
+  r->host_backend = host;
+  r->reference = host;
+  r->iters_per_run = 2;
+  r->init_ms = host ? 0 : 5;
+  r->compile_ms = host ? NAN : 20;
+  r->upload_ms = 0.5;
+  r->runs = calloc((size_t)nruns, sizeof *r->runs);
+  double times[8];
+  for (int i = 0; i < nruns; ++i) {
+    times[i] = 3.0 + i;
+    r->runs[i] = (cg_run_sample){.enqueue_ms = 0.1, .complete_ms = times[i], .device_ms = NAN,
+                                 .iters = i == nruns - 1 && steady < nruns - 1 ? 1 : 2};
+  }
+  r->nruns = nruns;
+  r->first = r->runs[0];
+  cg_stats_compute(times + 1, steady, &r->steady_complete);
+  cg_stats_compute(times + 1, steady, &r->steady_enqueue);
+  cg_record_set_status(r, CG_STATUS_OK, NULL);
+  return r;
+}
+
+static char *table_text(const cg_report *report) {
+  FILE *f = tmpfile();
+  ck_assert_ptr_nonnull(f);
+  cg_report_print_table(report, f);
+  long len = ftell(f);
+  rewind(f);
+  char *text = calloc(1, (size_t)len + 1);
+  ck_assert_int_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+  fclose(f);
+  return text;
+}
+
+/* Without steady runs the summary says so, and compares nothing with an empty median. */
+START_TEST(test_print_table_no_steady_runs) {
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  timed_record(&report, "cpu", true, 1, 0);
+  timed_record(&report, "cl", false, 1, 0);       /* --runs 1 */
+  timed_record(&report, "clblast", false, 2, 0);  /* run 0 and a shorter last run */
+  char *text = table_text(&report);
+  ck_assert_msg(!cg_test_contains_nocase(text, "nan"), "NaN in the table:\n%s", text);
+  ck_assert_msg(strstr(text, "cl/fused: run 0 took 28.5 ms") &&
+                    strstr(text, "no steady runs (run 0 was the only run)"),
+                "no 'no steady runs' for --runs 1:\n%s", text);
+  ck_assert_msg(strstr(text, "no steady runs (after run 0 only a shorter last run)"),
+                "no 'no steady runs' after a shorter last run:\n%s", text);
+  ck_assert_msg(!strstr(text, "faster than") && !strstr(text, "slower than") &&
+                    !strstr(text, "costs as much"),
+                "compared with no steady runs:\n%s", text);
+  free(text);
+  cg_report_free(&report);
+
+  /* steady runs here, none in the reference: said, and no ratio */
+  cg_report_init(&report, 0, NULL);
+  timed_record(&report, "cpu", true, 1, 0);
+  timed_record(&report, "cl", false, 4, 3);
+  text = table_text(&report);
+  ck_assert_msg(!cg_test_contains_nocase(text, "nan"), "NaN in the table:\n%s", text);
+  ck_assert_msg(strstr(text, "steady 2.5 ms per iteration (cpu had no steady runs to compare "
+                             "with)"),
+                "reference without steady runs not said:\n%s", text);
+  free(text);
+  cg_report_free(&report);
+
+  /* the other way round: run 0 against the reference's steady time still holds */
+  cg_report_init(&report, 0, NULL);
+  timed_record(&report, "cpu", true, 4, 3);
+  timed_record(&report, "cl", false, 1, 0);
+  text = table_text(&report);
+  ck_assert_msg(!cg_test_contains_nocase(text, "nan"), "NaN in the table:\n%s", text);
+  ck_assert_msg(strstr(text, "no steady runs (run 0 was the only run); run 0 costs as much as "
+                             "11 cpu iterations"),
+                "run 0 not set against the reference:\n%s", text);
+  free(text);
+  cg_report_free(&report);
+}
+END_TEST
+
 Suite *cg_report_suite(void) {
   Suite *s = suite_create("report");
   TCase *tc = tcase_create("records");
   tcase_add_test(tc, test_init_and_add);
   tcase_add_test(tc, test_long_command_line);
+  tcase_add_test(tc, test_command_not_utf8);
+  tcase_add_test(tc, test_record_names);
   tcase_add_test(tc, test_params_and_status);
   tcase_add_test(tc, test_record_set_device);
   suite_add_tcase(s, tc);
@@ -766,11 +1011,13 @@ Suite *cg_report_suite(void) {
   tc = tcase_create("csv");
   tcase_add_test(tc, test_write_csv_read_back);
   tcase_add_test(tc, test_csv_params_exact);
+  tcase_add_test(tc, test_csv_params_whole);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("files");
   tcase_add_test(tc, test_check_path);
   tcase_add_test(tc, test_check_path_directory);
+  tcase_add_test(tc, test_write_through_links);
   tcase_add_test(tc, test_failed_write_leaves_nothing);
   tcase_add_test(tc, test_failed_write_keeps_old_file);
   tcase_add_test(tc, test_written_file_mode);
@@ -778,6 +1025,7 @@ Suite *cg_report_suite(void) {
 
   tc = tcase_create("table");
   tcase_add_test(tc, test_print_table);
+  tcase_add_test(tc, test_print_table_no_steady_runs);
   suite_add_tcase(s, tc);
   return s;
 }

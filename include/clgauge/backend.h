@@ -24,6 +24,10 @@ typedef struct cg_backend {
   cg_rc (*open)(const cg_device_info *info, void **device, const char **no_device_time,
                 cg_error *err);
   void (*close)(void *device);
+  /* Whether the driver keeps a disk cache of compiled kernels of its own for this device ("on",
+   * "off", "unknown"), which can serve a build "from source"; NULL for backends that build
+   * nothing on a device. */
+  const char *(*driver_cache)(const cg_device_info *info);
 } cg_backend;
 
 /* ---- an implementation of a workload ---- */
@@ -34,6 +38,10 @@ typedef struct cg_backend_env {
   const char *kernel_dir;   /* read cl/<name> from here; NULL: the embedded copies */
   const char *binary_cache; /* keep built programs here; NULL: none */
   const cg_kernel_overrides *overrides; /* may be NULL */
+  char *warning;            /* where the implementation leaves what went wrong without failing
+                               it (a program binary not stored in the binary cache), for the
+                               record: one line, appended to; NULL: nowhere */
+  size_t warning_size;
 } cg_backend_env;
 
 /* What prepare tells the engine. */

@@ -5,6 +5,7 @@
 
 #include <CL/cl.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "clgauge/device.h"
 #include "clgauge/error.h"
@@ -33,20 +34,53 @@ typedef struct cg_program_store {
                                "": build from source every time */
 } cg_program_store;
 
-/* How a build went. */
+/* Where a build's program came from. */
 typedef enum cg_build_origin {
   CG_BUILT_FROM_SOURCE, /* compiled now (the driver's own cache may still have served it) */
   CG_BUILT_FROM_CACHE   /* loaded from the binary cache of cg_program_store */
 } cg_build_origin;
 
+/* How a build went. */
+typedef struct cg_build_result {
+  cg_build_origin origin;
+  char warning[1024]; /* what went wrong without failing the build (its binary could not be
+                         stored in the binary cache), one line; empty when nothing did */
+} cg_build_result;
+
 /* Build cl/<name> for the device with the given options (may be NULL). With a binary cache, a
  * binary built earlier for the same source, options, device and driver is loaded instead, and
- * a source build stores its binary there (whole or not at all); an unusable cached binary is
- * rebuilt from source. On a build failure the error message is followed by the build log, whose
- * line numbers are those of the .cl file. origin may be NULL. */
+ * a source build stores its binary there (whole or not at all); an entry that is missing, not
+ * whole, damaged (its checksum does not hold) or unusable is rebuilt from source and replaced,
+ * without a warning. A binary that cannot be stored leaves the build successful, with a warning
+ * in the result. On a build failure the error message is followed by the build log, whose line
+ * numbers are those of the .cl file. result may be NULL. */
 cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, const char *name,
-                       const char *options, cl_program *out, cg_build_origin *origin,
+                       const char *options, cl_program *out, cg_build_result *result,
                        cg_error *err);
+
+/* An entry of the binary cache is one header line, then the binary as the driver gave it:
+ *   clgauge-program-binary 2 <key> <size> <sum>\n<size bytes>
+ * key (of the source, options, device and driver) and sum (64-bit FNV-1a of the bytes) in 16
+ * lowercase hexadecimal digits, size in decimal. The parsing below is pure (no device, no file),
+ * so that it can be tested and fuzzed alone. */
+typedef struct cg_cache_entry {
+  uint64_t key;
+  const unsigned char *body; /* inside the parsed bytes */
+  size_t size;
+} cg_cache_entry;
+
+typedef enum cg_cache_verdict {
+  CG_ENTRY_OK,
+  CG_ENTRY_FOREIGN,   /* not an entry of this format (another file, another version) */
+  CG_ENTRY_TRUNCATED, /* shorter than its header or its header says */
+  CG_ENTRY_DAMAGED    /* a malformed header, bytes past the size, or a checksum that fails */
+} cg_cache_verdict;
+
+/* Check size bytes of data as an entry; on CG_ENTRY_OK, fills entry (untouched otherwise). */
+cg_cache_verdict cg_cache_entry_parse(const void *data, size_t size, cg_cache_entry *entry);
+/* The header line of an entry for that body into buf (snprintf's contract: the length it
+ * needs, NUL not counted). */
+int cg_cache_entry_header(char *buf, size_t cap, uint64_t key, const void *body, size_t size);
 
 /* Whether the driver keeps a disk cache of compiled kernels of its own, which can turn a
  * "source" build into a cache hit: "on", "off" (switched off through its environment

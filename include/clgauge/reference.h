@@ -18,6 +18,13 @@ double cg_rel_error(const float *out, const float *ref, size_t n);
 /* Tolerance for the relative error of an fp32 dot-product-based result over k terms. */
 double cg_matmul_tolerance(int k);
 
+/* y = a*x + y over n floats, through OpenBLAS cblas_saxpy. */
+void cg_ref_saxpy(int n, float a, const float *x, float *y);
+/* Tolerance for ||out - ref|| / ||ref|| where out and ref are both y0 after `updates` in-place
+ * fp32 updates y = a*x + y: a bound on their rounding from the data's norms (see reference.c). */
+double cg_saxpy_tolerance(size_t n, float a, const float *x, const float *y0, const float *ref,
+                          double updates);
+
 /* The mlp training step of mlp.h on the host: OpenBLAS for the products, loops for the rest.
  * The cpu backend runs it, and it is the reference of the OpenCL backends. */
 typedef struct cg_ref_mlp {

@@ -17,7 +17,10 @@
  * linear records (batch_upload_device_ms, batch_compute_device_ms).
  * 3: each record's "kernel" (build options, and each kernel parameter with its value and origin:
  * default, fallback, override, tuned), "reference" (the record is the reference the others are
- * verified against) and "group" (a sweep point's label, or null). */
+ * verified against) and "group" (a sweep point's label, or null); phases.compile.warning: what
+ * went wrong in the compile phase without failing the record (a program binary that the binary
+ * cache could not store), a string, or null when nothing did (added within version 3: readers
+ * of version 3 that do not know it lose nothing). */
 #define CG_REPORT_SCHEMA "clgauge.results/3"
 
 typedef enum cg_status {
@@ -73,6 +76,8 @@ typedef struct cg_record {
                               "none" */
   char driver_cache[16];   /* the driver's own kernel cache: "on", "off", "unknown"; empty when
                               nothing was compiled on a device */
+  char compile_warning[1024]; /* what went wrong in the compile phase without failing the record
+                                 (a binary the binary cache could not store); empty when nothing */
   cg_kernel_config kernel; /* the kernel parameters that ran, with their origins */
   double upload_ms;
   cg_run_sample first;     /* run 0, lazy work included */
@@ -101,7 +106,8 @@ typedef struct cg_record {
 typedef struct cg_report {
   cg_record *records; /* free with cg_report_free: it owns each record's runs and losses */
   int count, cap;
-  char command[1024]; /* the command line, for the record */
+  char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
+                          NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
 } cg_report;
 
@@ -110,6 +116,11 @@ void cg_report_init(cg_report *report, int argc, char **argv);
 cg_record *cg_report_add(cg_report *report);
 void cg_report_free(cg_report *report);
 
+/* Whether names fit a record's fields: the workload's, the backend's, the variant's, and where
+ * given (else NULL) the mode's and a sweep's label (a record's group is "<label> <size>").
+ * CG_ERROR naming the field and its limit otherwise. */
+cg_rc cg_record_check_names(const char *workload, const char *backend, const char *variant,
+                            const char *mode, const char *sweep_label, cg_error *err);
 void cg_record_set_device(cg_record *rec, const cg_device_info *info);
 void cg_record_add_param(cg_record *rec, const char *name, double value);
 double cg_record_param(const cg_record *rec, const char *name); /* NAN when absent */

@@ -20,6 +20,7 @@ const cg_impl *const *cg_impl_all(void) {
       &cg_cpu_matmul, &cg_clblast_matmul, &cg_cl_matmul,
       &cg_cpu_mlp,    &cg_clblast_mlp,    &cg_cl_mlp,
       &cg_cpu_linear, &cg_clblast_linear, &cg_cl_linear,
+      &cg_cpu_saxpy,  &cg_clblast_saxpy,  &cg_cl_saxpy,
       NULL};
   return all;
 }

@@ -88,10 +88,87 @@ cleanup:
   return rc;
 }
 
-/* The file: one header line naming the key and the binary's size, then the binary as the driver
- * gave it. A file that does not match (truncated, foreign) is ignored and rebuilt. */
-#define CACHE_MAGIC "clgauge-program-binary 1"
+/* ---- entries: the pure part, no device ---- */
 
+#define CACHE_MAGIC "clgauge-program-binary 2 "
+
+static uint64_t body_sum(const void *body, size_t size) {
+  return fnv1a(0xcbf29ce484222325ull, body, size);
+}
+
+int cg_cache_entry_header(char *buf, size_t cap, uint64_t key, const void *body, size_t size) {
+  return snprintf(buf, cap, CACHE_MAGIC "%016llx %zu %016llx\n", (unsigned long long)key, size,
+                  (unsigned long long)body_sum(body, size));
+}
+
+/* Exactly 16 lowercase hex digits, then `end`: the writer's form and no other. */
+static bool parse_hex16(const unsigned char **p, const unsigned char *limit, char end,
+                        uint64_t *out) {
+  if (limit - *p < 17) return false;
+  uint64_t v = 0;
+  for (int i = 0; i < 16; ++i) {
+    const unsigned char c = (*p)[i];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+    if (d < 0) return false;
+    v = v << 4 | (uint64_t)d;
+  }
+  if ((*p)[16] != end) return false;
+  *p += 17;
+  *out = v;
+  return true;
+}
+
+/* A decimal size without sign or leading zero, that fits size_t, then `end`. */
+static bool parse_size(const unsigned char **p, const unsigned char *limit, char end,
+                       size_t *out) {
+  const unsigned char *q = *p;
+  size_t v = 0;
+  if (q == limit || *q < '0' || *q > '9' || (*q == '0' && q + 1 < limit && q[1] != end))
+    return false;
+  for (; q < limit && *q >= '0' && *q <= '9'; ++q) {
+    const size_t d = (size_t)(*q - '0');
+    if (v > (SIZE_MAX - d) / 10) return false;
+    v = v * 10 + d;
+  }
+  if (q == limit || *q != end) return false;
+  *p = q + 1;
+  *out = v;
+  return true;
+}
+
+cg_cache_verdict cg_cache_entry_parse(const void *data, size_t size, cg_cache_entry *entry) {
+  const unsigned char *p = data, *const limit = p + size;
+  const size_t magic = sizeof CACHE_MAGIC - 1;
+  if (size == 0) return CG_ENTRY_TRUNCATED;
+  if (size < magic)
+    return memcmp(p, CACHE_MAGIC, size) == 0 ? CG_ENTRY_TRUNCATED : CG_ENTRY_FOREIGN;
+  if (memcmp(p, CACHE_MAGIC, magic) != 0) return CG_ENTRY_FOREIGN;
+  p += magic;
+  /* the rest of the header: key, size (at most 20 digits) and sum, three separators */
+  enum { FIELDS_MAX = 16 + 1 + 20 + 1 + 16 + 1 };
+  const size_t left = (size_t)(limit - p);
+  const unsigned char *nl = memchr(p, '\n', left < FIELDS_MAX ? left : FIELDS_MAX);
+  if (!nl) return left < FIELDS_MAX ? CG_ENTRY_TRUNCATED : CG_ENTRY_DAMAGED;
+  uint64_t key = 0, sum = 0;
+  size_t body = 0;
+  if (!parse_hex16(&p, nl + 1, ' ', &key) || !parse_size(&p, nl + 1, ' ', &body) ||
+      !parse_hex16(&p, nl + 1, '\n', &sum) || body == 0) /* the writer stores no empty binary */
+    return CG_ENTRY_DAMAGED;
+  const size_t have = (size_t)(limit - p);
+  if (have != body) return have < body ? CG_ENTRY_TRUNCATED : CG_ENTRY_DAMAGED;
+  if (body_sum(p, body) != sum) return CG_ENTRY_DAMAGED;
+  entry->key = key;
+  entry->body = p;
+  entry->size = body;
+  return CG_ENTRY_OK;
+}
+
+/* ---- entries on disk, through the driver ---- */
+
+/* A cached binary for the key, built for the device, or false: no entry, one that is not whole
+ * or not this program's (all rebuilt from source, without a word: the cache only saves time),
+ * or one the driver refuses. Only an entry whose checksum holds reaches the driver, which is
+ * not robust against damaged binaries. */
 static bool cache_load(const cg_device *dev, const char *path, uint64_t key, const char *options,
                        cl_program *out) {
   const cg_device_info *info = cg_device_get_info(dev);
@@ -99,17 +176,14 @@ static bool cache_load(const cg_device *dev, const char *path, uint64_t key, con
   size_t size = 0;
   cg_error ignored = {0};
   if (cg_file_read(path, &data, &size, &ignored) != CG_OK) return false;
-  unsigned long long got_key = 0, bin_size = 0;
-  int header = 0;
-  bool ok = sscanf(data, CACHE_MAGIC " %llx %llu\n%n", &got_key, &bin_size, &header) == 2 &&
-            header > 0 && got_key == key && bin_size > 0 && bin_size == size - (size_t)header;
+  cg_cache_entry entry = {0};
+  bool ok = cg_cache_entry_parse(data, size, &entry) == CG_ENTRY_OK && entry.key == key;
   cl_program program = NULL;
   if (ok) {
-    const unsigned char *bin = (const unsigned char *)data + header;
-    const size_t len = (size_t)bin_size;
+    const unsigned char *bin = entry.body;
     cl_int status = CL_SUCCESS, code = CL_SUCCESS;
-    program = clCreateProgramWithBinary(cg_device_context(dev), 1, &info->id, &len, &bin, &status,
-                                        &code);
+    program = clCreateProgramWithBinary(cg_device_context(dev), 1, &info->id, &entry.size, &bin,
+                                        &status, &code);
     ok = code == CL_SUCCESS && status == CL_SUCCESS;
     /* a binary still has to be built (linked for the device) before kernels can be created */
     ok = ok && clBuildProgram(program, 1, &info->id, options, NULL, NULL) == CL_SUCCESS;
@@ -134,15 +208,15 @@ static cg_rc cache_store(cl_program program, const char *path, uint64_t key, cg_
   bin = malloc(size);
   CG_CHECK(bin, CG_ERROR, "out of memory");
   CG_CL(clGetProgramInfo, (program, CL_PROGRAM_BINARIES, sizeof bin, &bin, NULL));
+  char header[128];
+  const int len = cg_cache_entry_header(header, sizeof header, key, bin, size);
+  CG_CHECK(len > 0 && (size_t)len < sizeof header, CG_ERROR, "binary cache header too long");
   CG_TRY(cg_file_begin(path, &w, err));
-  fprintf(w.out, CACHE_MAGIC " %016llx %zu\n", (unsigned long long)key, size);
+  fwrite(header, 1, (size_t)len, w.out);
   fwrite(bin, 1, size, w.out);
   CG_TRY(cg_file_commit(&w, err));
 cleanup:
-  if (rc != CG_OK) {
-    cg_file_abandon(&w);
-    cg_error_append(err, " (binary cache)");
-  }
+  if (rc != CG_OK) cg_file_abandon(&w);
   free(bin);
   return rc;
 }
@@ -167,7 +241,7 @@ static char *device_build_options(const cg_device_info *info, const char *option
 }
 
 cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, const char *name,
-                       const char *options, cl_program *out, cg_build_origin *origin,
+                       const char *options, cl_program *out, cg_build_result *result,
                        cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
@@ -186,14 +260,17 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
                               : NULL;
   char path[4200];
   uint64_t key = 0;
-  if (origin) *origin = CG_BUILT_FROM_SOURCE;
+  if (result) {
+    result->origin = CG_BUILT_FROM_SOURCE;
+    result->warning[0] = '\0';
+  }
 
   CG_TRY(cg_kernel_source(kernel_dir, name, &source, &size, err));
   if (cache_dir) {
     key = cache_key(info, source, size, options);
     CG_TRY(cache_path(cache_dir, name, key, path, sizeof path, err));
     if (cache_load(dev, path, key, options, out)) {
-      if (origin) *origin = CG_BUILT_FROM_CACHE;
+      if (result) result->origin = CG_BUILT_FROM_CACHE;
       goto cleanup;
     }
   }
@@ -210,7 +287,13 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
     append_build_log(program, info->id, err);
     goto cleanup;
   }
-  if (cache_dir) CG_TRY(cache_store(program, path, key, err));
+  /* The program built: a cache that cannot keep it costs the next run time, not this one. */
+  if (cache_dir) {
+    cg_error store_err = {0};
+    if (cache_store(program, path, key, &store_err) != CG_OK && result)
+      snprintf(result->warning, sizeof result->warning, "binary cache: %.900s (not stored)",
+               store_err.msg);
+  }
   *out = program;
   program = NULL;
 cleanup:

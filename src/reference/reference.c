@@ -28,6 +28,33 @@ double cg_matmul_tolerance(int k) {
   return tol < 1e-6 ? 1e-6 : tol;
 }
 
+void cg_ref_saxpy(int n, float a, const float *x, float *y) { cblas_saxpy(n, a, x, 1, y, 1); }
+
+/* One update y' = fl(a*x + y) rounds at most twice (the product, then the sum; once with a fused
+ * multiply-add), each within the unit roundoff u = FLT_EPSILON/2 of its exact value, and an error
+ * in y carries into every later update unchanged. So after T updates from y0, to first order in u,
+ * element i is off its exact value by at most
+ *   u * sum_{k=1..T} (|a x_i| + |y_k,i|) <= u * T * (|y0_i| + (T+3)/2 * |a x_i|),
+ * using |y_k,i| <= |y0_i| + k |a x_i|. Over the vector (triangle inequality) the norm of the error
+ * is at most u T (||y0|| + (T+3)/2 |a| ||x||). The device and the host reference may each be off
+ * by that much, in either direction: twice it, over ||ref||, bounds the relative error of any
+ * correct implementation, whatever its order of operations or use of fused multiply-adds. A
+ * missed or repeated update moves y by |a| ||x||, which stays well above that while u T^2 is well
+ * below 1 (T up to a few thousand) and |a| ||x|| is not itself lost against u T ||y0||. */
+double cg_saxpy_tolerance(size_t n, float a, const float *x, const float *y0, const float *ref,
+                          double updates) {
+  double xx = 0, yy = 0, rr = 0;
+  for (size_t i = 0; i < n; ++i) {
+    xx += (double)x[i] * x[i];
+    yy += (double)y0[i] * y0[i];
+    rr += (double)ref[i] * ref[i];
+  }
+  const double T = updates;
+  const double bound = FLT_EPSILON * T * (sqrt(yy) + (T + 3) / 2 * fabs((double)a) * sqrt(xx));
+  /* cg_rel_error measures ||out|| alone against a zero reference: the bound is then absolute. */
+  return rr > 0 ? bound / sqrt(rr) : bound;
+}
+
 /* C = op(A) * op(B) (+ C when accumulate), row-major, with explicit leading dimensions. */
 static void gemm(bool ta, bool tb, int m, int n, int k, const float *A, int lda, const float *B,
                  int ldb, float beta, float *C, int ldc) {

@@ -23,6 +23,14 @@ static void csv_str(FILE *out, const char *s, bool first) {
   fputc('"', out);
 }
 
+/* The parameters as one quoted field, "name=value;...", however many (names hold no quotes). */
+static void csv_params(FILE *out, const cg_record *r) {
+  fputs(",\"", out);
+  for (int p = 0; p < r->nparams; ++p)
+    fprintf(out, "%s%s=%.17g", p ? ";" : "", r->params[p].name, r->params[p].value);
+  fputc('"', out);
+}
+
 static void put_csv(const cg_report *report, FILE *out, void *ctx) {
   fputs("workload,backend,variant,status,reason,device,driver_version,params,iters_per_run,"
         "init_ms,compile_ms,compile_kind,driver_cache,upload_ms,first_enqueue_ms,first_complete_ms,"
@@ -32,11 +40,6 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
         out);
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    char params[256] = "";
-    size_t used = 0;
-    for (int p = 0; p < r->nparams && used < sizeof params; ++p)
-      used += (size_t)snprintf(params + used, sizeof params - used, "%s%s=%.17g", p ? ";" : "",
-                               r->params[p].name, r->params[p].value);
     csv_str(out, r->workload, true);
     csv_str(out, r->backend, false);
     csv_str(out, r->variant, false);
@@ -44,7 +47,7 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
     csv_str(out, r->reason, false);
     csv_str(out, r->device, false);
     csv_str(out, r->driver, false);
-    csv_str(out, params, false);
+    csv_params(out, r);
     fprintf(out, ",%d", r->iters_per_run);
     csv_num(out, r->init_ms);
     csv_num(out, r->compile_ms);

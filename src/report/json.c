@@ -83,6 +83,10 @@ static cJSON *record_json(const cg_record *r) {
     cJSON_AddStringToObject(compile, "driver_cache", r->driver_cache);
   else
     cJSON_AddNullToObject(compile, "driver_cache");
+  if (r->compile_warning[0])
+    cJSON_AddStringToObject(compile, "warning", r->compile_warning);
+  else
+    cJSON_AddNullToObject(compile, "warning");
   cJSON *upload = cJSON_AddObjectToObject(ph, "upload");
   add_num(upload, "ms", r->upload_ms);
   cJSON *first = cJSON_AddObjectToObject(ph, "first");
@@ -162,7 +166,7 @@ char *cg_report_json(const cg_report *report) {
   struct tm tm;
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
   cJSON_AddStringToObject(root, "created", when);
-  cJSON_AddStringToObject(root, "command", report->command);
+  cJSON_AddStringToObject(root, "command", report->command ? report->command : "");
   add_num(root, "discovery_ms", report->discovery_ms);
   cJSON *records = cJSON_AddArrayToObject(root, "records");
   for (int i = 0; i < report->count; ++i)

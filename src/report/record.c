@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,16 +19,54 @@ const char *cg_status_name(cg_status status) {
   return "?";
 }
 
+/* Length of the well-formed UTF-8 sequence at s (1 to 4 bytes), or 0 where the bytes there are
+ * not one: a stray continuation byte, an overlong form, a surrogate, or past U+10FFFF. */
+static size_t utf8_length(const unsigned char *s) {
+  if (s[0] < 0x80) return 1;
+  size_t n;
+  unsigned long cp;
+  if (s[0] >= 0xc2 && s[0] <= 0xdf)
+    n = 2, cp = s[0] & 0x1fu;
+  else if ((s[0] & 0xf0) == 0xe0)
+    n = 3, cp = s[0] & 0x0fu;
+  else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+    n = 4, cp = s[0] & 0x07u;
+  else
+    return 0;
+  for (size_t i = 1; i < n; ++i) { /* the terminating NUL is no continuation byte */
+    if ((s[i] & 0xc0) != 0x80) return 0;
+    cp = cp << 6 | (s[i] & 0x3fu);
+  }
+  if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+      (cp >= 0xd800 && cp <= 0xdfff))
+    return 0;
+  return n;
+}
+
+/* The command line joined by spaces, whole (however long). Bytes that are not UTF-8 are written
+ * as the four characters \xHH, so that the JSON's command is valid UTF-8, which strict parsers
+ * insist on (cJSON copies strings as it is given them). */
 void cg_report_init(cg_report *report, int argc, char **argv) {
   memset(report, 0, sizeof *report);
   report->discovery_ms = NAN;
-  size_t used = 0;
-  for (int i = 0; i < argc && used < sizeof report->command; ++i) {
-    int n = snprintf(report->command + used, sizeof report->command - used, "%s%s",
-                     i ? " " : "", argv[i]);
-    if (n < 0) break;
-    used += (size_t)n;
+  size_t cap = 1;
+  for (int i = 0; i < argc; ++i) cap += 4 * strlen(argv[i]) + 1;
+  report->command = malloc(cap);
+  if (!report->command) return;
+  char *out = report->command;
+  for (int i = 0; i < argc; ++i) {
+    if (i) *out++ = ' ';
+    for (const unsigned char *p = (const unsigned char *)argv[i]; *p;) {
+      const size_t n = utf8_length(p);
+      if (n == 0) {
+        out += sprintf(out, "\\x%02x", *p++);
+      } else {
+        memcpy(out, p, n);
+        out += n, p += n;
+      }
+    }
   }
+  *out = '\0';
 }
 
 cg_record *cg_report_add(cg_report *report) {
@@ -59,6 +98,8 @@ cg_record *cg_report_add(cg_report *report) {
 }
 
 void cg_report_free(cg_report *report) {
+  free(report->command);
+  report->command = NULL;
   for (int i = 0; i < report->count; ++i) {
     free(report->records[i].runs);
     free(report->records[i].losses);
@@ -66,6 +107,29 @@ void cg_report_free(cg_report *report) {
   free(report->records);
   report->records = NULL;
   report->count = report->cap = 0;
+}
+
+cg_rc cg_record_check_names(const char *workload, const char *backend, const char *variant,
+                            const char *mode, const char *sweep_label, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_record *r = NULL;
+  const struct {
+    const char *field, *name;
+    size_t room; /* characters the field holds */
+  } names[] = {
+      {"workload", workload, sizeof r->workload - 1},
+      {"backend", backend, sizeof r->backend - 1},
+      {"variant", variant, sizeof r->variant - 1},
+      {"mode", mode, sizeof r->mode - 1},
+      /* a space and the size, up to 11 characters as an int */
+      {"sweep label", sweep_label, sizeof r->group - 1 - 12},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+    CG_CHECK(!names[i].name || strlen(names[i].name) <= names[i].room, CG_ERROR,
+             "%s name '%s' is longer than the %zu characters a result record holds", names[i].field,
+             names[i].name, names[i].room);
+cleanup:
+  return rc;
 }
 
 void cg_record_set_device(cg_record *rec, const cg_device_info *info) {

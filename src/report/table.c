@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COLS = 13, CELL = 40 };
+enum { COLS = 14, CELL = 40 };
 
 static void cell_ms(char *buf, double ms) {
   if (!isfinite(ms))
@@ -51,14 +51,19 @@ static void record_cells(const cg_record *r, char cells[][CELL]) {
     snprintf(cells[8], CELL, "%.1f", g);
   else
     snprintf(cells[8], CELL, "-");
-  cell_ms(cells[9], cg_per_iter(r->steady_device.median, it));
-  if (r->status == CG_STATUS_OK && r->device_time_why[0]) snprintf(cells[9], CELL, "n/a");
-  cell_ms(cells[10], cg_per_iter(r->steady_enqueue.median, it));
-  cell_ms(cells[11], r->download_ms);
-  if (isfinite(r->verify_error))
-    snprintf(cells[12], CELL, "%.1e", r->verify_error);
+  const double gb = cg_gflops(r->bytes_per_iter * it, r->steady_complete.median);
+  if (isfinite(gb))
+    snprintf(cells[9], CELL, "%.1f", gb);
   else
-    snprintf(cells[12], CELL, "-");
+    snprintf(cells[9], CELL, "-");
+  cell_ms(cells[10], cg_per_iter(r->steady_device.median, it));
+  if (r->status == CG_STATUS_OK && r->device_time_why[0]) snprintf(cells[10], CELL, "n/a");
+  cell_ms(cells[11], cg_per_iter(r->steady_enqueue.median, it));
+  cell_ms(cells[12], r->download_ms);
+  if (isfinite(r->verify_error))
+    snprintf(cells[13], CELL, "%.1e", r->verify_error);
+  else
+    snprintf(cells[13], CELL, "-");
 }
 
 static const cg_record *reference_for(const cg_report *report, const cg_record *r) {
@@ -98,18 +103,28 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   else
     fprintf(out, "upload %.1f ms, first run %.1f ms (library compile inside)", r->upload_ms,
             r->first.complete_ms);
-  fprintf(out, "; steady %.3g ms per iteration", steady);
+  /* No steady runs (--runs 1, one epoch, --print-every >= --iters): say so rather than print
+   * the NAN of an empty median, and compare nothing with it. */
+  if (isfinite(steady))
+    fprintf(out, "; steady %.3g ms per iteration", steady);
+  else if (r->nruns <= 1)
+    fputs("; no steady runs (run 0 was the only run)", out);
+  else
+    fputs("; no steady runs (after run 0 only a shorter last run)", out);
   const cg_record *ref = reference_for(report, r);
-  if (ref) {
-    double ref_steady = cg_per_iter(ref->steady_complete.median, ref->iters_per_run);
+  const double ref_steady =
+      ref ? cg_per_iter(ref->steady_complete.median, ref->iters_per_run) : NAN;
+  if (isfinite(ref_steady) && isfinite(steady)) {
     double ratio = ref_steady / steady;
     if (ratio >= 1)
       fprintf(out, ", %.2fx faster than %s (%.3g ms)", ratio, ref->backend, ref_steady);
     else
       fprintf(out, ", %.2fx slower than %s (%.3g ms)", 1 / ratio, ref->backend, ref_steady);
-    double cold_iters = cold / ref_steady;
-    fprintf(out, "; run 0 costs as much as %.0f %s iterations", cold_iters, ref->backend);
   }
+  if (ref && !isfinite(ref_steady) && isfinite(steady))
+    fprintf(out, " (%s had no steady runs to compare with)", ref->backend);
+  if (isfinite(ref_steady) && isfinite(cold))
+    fprintf(out, "; run 0 costs as much as %.0f %s iterations", cold / ref_steady, ref->backend);
   double enq = cg_per_iter(r->steady_enqueue.median, r->iters_per_run);
   if (isfinite(enq) && enq < 0.5 * steady)
     fprintf(out, "; an unsynchronised timer would have seen %.3g ms", enq);
@@ -176,7 +191,7 @@ static void print_losses(const cg_report *report, FILE *out) {
 void cg_report_print_table(const cg_report *report, FILE *out) {
   static const char *const head[COLS] = {
       "backend", "variant", "status", "init ms", "compile ms", "upload ms", "first ms",
-      "steady ms/it", "GFLOP/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
+      "steady ms/it", "GFLOP/s", "GB/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
   char(*cells)[COLS][CELL] = calloc((size_t)report->count + 1, sizeof *cells);
   if (!cells) return;
   int width[COLS];
@@ -215,17 +230,17 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
   bool any_note = false;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    if (r->status == CG_STATUS_OK && !r->device_time_why[0]) continue;
-    if (r->status == CG_STATUS_OK && r->host_backend) continue;
+    const bool time_note = r->status == CG_STATUS_OK && r->device_time_why[0] && !r->host_backend;
+    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0]) continue;
     if (!any_note) fputs("\nnotes:\n", out);
     any_note = true;
     char name[80];
+    record_name(r, name, sizeof name);
     if (r->status != CG_STATUS_OK)
-      fprintf(out, "  %s: %s: %s\n", record_name(r, name, sizeof name), cg_status_name(r->status),
-              r->reason);
-    else
-      fprintf(out, "  %s: device time n/a: %s\n", record_name(r, name, sizeof name),
-              r->device_time_why);
+      fprintf(out, "  %s: %s: %s\n", name, cg_status_name(r->status), r->reason);
+    else if (time_note)
+      fprintf(out, "  %s: device time n/a: %s\n", name, r->device_time_why);
+    if (r->compile_warning[0]) fprintf(out, "  %s: warning: %s\n", name, r->compile_warning);
   }
 
   print_losses(report, out);

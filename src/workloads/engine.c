@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "clgauge/clock.h"
-#include "clgauge/program.h"
 #include "clgauge/stats.h"
 
 /* ---- jobs ---- */
@@ -352,15 +351,19 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   } else {
     no_device_time(t, "runs on the host");
   }
-  const cg_backend_env env = {device, js->sel->kernel_dir, js->sel->binary_cache,
-                              js->sel->overrides};
+  const cg_backend_env env = {device,
+                              js->sel->kernel_dir,
+                              js->sel->binary_cache,
+                              js->sel->overrides,
+                              rec->compile_warning,
+                              sizeof rec->compile_warning};
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
   CG_TRY(impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
                        err));
   rec->compile_ms = prepared.compile_ms;
   snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", prepared.compile_kind);
-  if (backend->needs_device && strcmp(prepared.compile_kind, "none") != 0)
-    snprintf(rec->driver_cache, sizeof rec->driver_cache, "%s", cg_driver_cache_state(js->device));
+  if (backend->driver_cache && strcmp(prepared.compile_kind, "none") != 0)
+    snprintf(rec->driver_cache, sizeof rec->driver_cache, "%s", backend->driver_cache(js->device));
   rec->kernel = prepared.config;
 
   uint64_t t0 = cg_now_ns();

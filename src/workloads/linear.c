@@ -10,6 +10,7 @@
 
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
+#include "clgauge/sizes.h"
 #include "clgauge/workload.h"
 
 /* Weights after hundreds of SGD steps differ between float orders of summation by far less. */
@@ -53,28 +54,41 @@ static cg_linear_shape shape_of(const cg_params *p) {
 
 static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
+/* cl/linear.cl reaches rows and the model through 64-bit offsets, so only allocations bound the
+ * device: the model, a batch of rows with their labels, and with --transfer resident the
+ * dataset. The host holds the dataset and its labels, every epoch's shuffled order (epochs x
+ * samples), three copies of the model (initial, the reference's, a backend's), the reference's
+ * batch and logits, and a record's run samples. */
 static cg_rc validate(const cg_params *p, const bool *selected, const cg_device_info *device,
                       cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = shape_of(p);
-  const double dataset = 4.0 * s.samples * (double)s.features;
-  CG_CHECK(dataset < 64.0 * 1024 * 1024 * 1024, CG_BAD_INPUT,
-           "--samples %d --features %d: the dataset would take %.3g GiB of host memory",
-           s.samples, s.features, gib(dataset));
-  if (!device) goto cleanup;
+  const int epochs = (int)p->v[P_EPOCHS];
+  const uint64_t S = (uint64_t)s.samples, F = (uint64_t)s.features, C = (uint64_t)s.classes,
+                 rows = (uint64_t)(s.batch < s.samples ? s.batch : s.samples);
+  char data[64], order[64], model[64], batch[64];
+  snprintf(data, sizeof data, "--samples %d --features %d", s.samples, s.features);
+  snprintf(order, sizeof order, "--samples %d --epochs %d", s.samples, epochs);
+  snprintf(model, sizeof model, "--classes %d --features %d", s.classes, s.features);
+  snprintf(batch, sizeof batch, "--batch %d --features %d", s.batch, s.features);
+  cg_size_check c;
+  cg_size_check_init(&c, device, "the model, a batch and the dataset",
+                     "--samples %d --features %d --classes %d --batch %d --epochs %d", s.samples,
+                     s.features, s.classes, s.batch, epochs);
+  CG_TRY(cg_size_array(&c, data, "the dataset", CG_ON_HOST, 4, S, F + 1, 1, err));
+  CG_TRY(cg_size_array(&c, order, "the shuffled orders (epochs x samples)", CG_ON_HOST, 4,
+                       (uint64_t)epochs, S, 1, err));
+  CG_TRY(cg_size_array(&c, model, "the copies of the model", CG_ON_HOST, 4, C, F + 1, 3, err));
+  CG_TRY(cg_size_array(&c, batch, "the reference's batch", CG_ON_HOST, 4, rows, F + C + 1, 1,
+                       err));
+  CG_TRY(cg_size_array(&c, order, "a record's run samples", CG_ON_HOST,
+                       sizeof(cg_run_sample) + 5 * sizeof(double), (uint64_t)epochs, 1, 1, err));
   if (selected[CG_TRANSFER_RESIDENT])
-    CG_CHECK(dataset <= (double)device->max_alloc, CG_BAD_INPUT,
-             "--transfer resident: the dataset needs %.3g GiB, device '%s' allows %.3g GiB per "
-             "allocation",
-             gib(dataset), device->name, gib((double)device->max_alloc));
-  const double batch_bytes = 4.0 * (s.batch < s.samples ? s.batch : s.samples) * s.features;
-  const double model_bytes = 4.0 * s.classes * (double)s.features;
-  CG_CHECK(batch_bytes <= (double)device->max_alloc && model_bytes <= (double)device->max_alloc,
-           CG_BAD_INPUT,
-           "--batch %d --features %d --classes %d: a batch needs %.3g GiB and the model %.3g "
-           "GiB, device '%s' allows %.3g GiB per allocation",
-           s.batch, s.features, s.classes, gib(batch_bytes), gib(model_bytes), device->name,
-           gib((double)device->max_alloc));
+    CG_TRY(cg_size_array(&c, data, "the dataset for --transfer resident", CG_ON_DEVICE, 4, S, F,
+                         1, err));
+  CG_TRY(cg_size_array(&c, model, "the model", CG_ON_DEVICE, 4, C, F, 1, err));
+  CG_TRY(cg_size_array(&c, batch, "a batch", CG_ON_DEVICE, 4, rows, F + 1, 1, err));
+  CG_TRY(cg_size_totals(&c, err));
 cleanup:
   return rc;
 }

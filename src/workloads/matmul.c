@@ -9,6 +9,7 @@
 
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
+#include "clgauge/sizes.h"
 #include "clgauge/workload.h"
 
 enum { P_M, P_N, P_K, P_LOOPS, P_RUNS, P_WARMUP, P_COUNT };
@@ -40,30 +41,22 @@ static cg_matmul_shape shape_of(const cg_params *p) {
 
 static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
+/* A, B and C on the device, indexed with int by cl/matmul.cl (row * K + k and the like reach
+ * each matrix's element count); on the host A, B, the reference C and a backend's C. */
 static cg_rc validate(const cg_params *p, const bool *modes, const cg_device_info *device,
                       cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_matmul_shape s = shape_of(p);
-  const struct {
-    const char *name;
-    double bytes;
-  } mats[] = {{"A", 4.0 * s.m * s.k}, {"B", 4.0 * s.k * s.n}, {"C", 4.0 * s.m * s.n}};
-  char size[80];
+  cg_size_check c;
   if (s.m == s.n && s.n == s.k)
-    snprintf(size, sizeof size, "--n %d", s.n);
+    cg_size_check_init(&c, device, "the matrices", "--n %d", s.n);
   else
-    snprintf(size, sizeof size, "--m %d --n %d --k %d", s.m, s.n, s.k);
-  if (!device) goto cleanup;
-  double total = 0;
-  for (int i = 0; i < 3; ++i) {
-    total += mats[i].bytes;
-    CG_CHECK(mats[i].bytes <= (double)device->max_alloc, CG_BAD_INPUT,
-             "%s: matrix %s needs %.3g GiB, device '%s' allows %.3g GiB per allocation", size,
-             mats[i].name, gib(mats[i].bytes), device->name, gib((double)device->max_alloc));
-  }
-  CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
-           "%s: the matrices need %.3g GiB, device '%s' has %.3g GiB", size, gib(total),
-           device->name, gib((double)device->global_mem));
+    cg_size_check_init(&c, device, "the matrices", "--m %d --n %d --k %d", s.m, s.n, s.k);
+  const unsigned both = CG_ON_HOST | CG_ON_DEVICE | CG_INT_INDEXED;
+  CG_TRY(cg_size_array(&c, NULL, "matrix A", both, 4, (uint64_t)s.m, (uint64_t)s.k, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "matrix B", both, 4, (uint64_t)s.k, (uint64_t)s.n, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "matrix C", both, 4, (uint64_t)s.m, (uint64_t)s.n, 2, err));
+  CG_TRY(cg_size_totals(&c, err));
 cleanup:
   return rc;
 }

@@ -10,6 +10,7 @@
 
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
+#include "clgauge/sizes.h"
 #include "clgauge/workload.h"
 
 /* Losses are float sums of N*O squares on the devices, double on the host; weights after many
@@ -65,35 +66,44 @@ static cg_mlp_shape shape_of(const cg_params *p) {
                         (int)p->v[P_DOUT]};
 }
 
-static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
+static int chunk_count(const cg_params *p);
 
+/* On the device x, w1, h1, w2, y and w3 (with w1's gradient, which doubles the largest tensor),
+ * each an allocation, and every N x D, D x H, N x H, H x O, N x O and O x O array indexed with
+ * int by cl/mlp.cl. On the host the workload's inputs, the reference's and a backend's weights, and
+ * the host reference's model and gradients (cg_ref_mlp), plus a record's run samples. */
 static cg_rc validate(const cg_params *p, const bool *modes, const cg_device_info *device,
                       cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_mlp_shape s = shape_of(p);
-  if (!device) goto cleanup;
-  const double N = s.batch, D = s.din, H = s.hidden, O = s.dout;
-  const struct {
-    const char *name;
-    double elems;
-  } tensors[] = {{"x", N * D}, {"w1", D * H}, {"h1", N * H}, {"w2", H * O}};
-  double total = 0;
-  for (size_t i = 0; i < sizeof tensors / sizeof tensors[0]; ++i) {
-    const double bytes = 4 * tensors[i].elems;
-    total += bytes;
-    CG_CHECK(bytes <= (double)device->max_alloc, CG_BAD_INPUT,
-             "--batch %d --din %d --hidden %d --dout %d: %s needs %.3g GiB, device '%s' "
-             "allows %.3g GiB per allocation",
-             s.batch, s.din, s.hidden, s.dout, tensors[i].name, gib(bytes), device->name,
-             gib((double)device->max_alloc));
-  }
-  /* w1's gradient doubles the largest tensor; the rest are small */
-  total += 4 * D * H;
-  CG_CHECK(total <= (double)device->global_mem, CG_BAD_INPUT,
-           "--batch %d --din %d --hidden %d --dout %d: the tensors need %.3g GiB, device '%s' "
-           "has %.3g GiB",
-           s.batch, s.din, s.hidden, s.dout, gib(total), device->name,
-           gib((double)device->global_mem));
+  const uint64_t N = (uint64_t)s.batch, D = (uint64_t)s.din, H = (uint64_t)s.hidden,
+                 O = (uint64_t)s.dout;
+  cg_size_check c;
+  cg_size_check_init(&c, device, "the tensors", "--batch %d --din %d --hidden %d --dout %d",
+                     s.batch, s.din, s.hidden, s.dout);
+  const unsigned dev = CG_ON_DEVICE | CG_INT_INDEXED;
+  CG_TRY(cg_size_array(&c, NULL, "x", dev, 4, N, D, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "w1", dev, 4, D, H, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "h1", dev, 4, N, H, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "w2", dev, 4, H, O, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "w1's gradient", dev, 4, D, H, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "y", dev, 4, N, O, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "w3", dev, 4, O, O, 1, err));
+  /* host: x and t twice (inputs, reference); w1, w2, w3 five times (inputs, the reference's
+   * result, a backend's result, the reference model and its gradient); h1 and dz1; h2, y, dz2 */
+  CG_TRY(cg_size_array(&c, NULL, "x", CG_ON_HOST, 4, N, D, 2, err));
+  CG_TRY(cg_size_array(&c, NULL, "the copies of w1", CG_ON_HOST, 4, D, H, 5, err));
+  CG_TRY(cg_size_array(&c, NULL, "h1 and its gradient", CG_ON_HOST, 4, N, H, 2, err));
+  CG_TRY(cg_size_array(&c, NULL, "the copies of w2", CG_ON_HOST, 4, H, O, 5, err));
+  CG_TRY(cg_size_array(&c, NULL, "the N x O arrays", CG_ON_HOST, 4, N, O, 5, err));
+  CG_TRY(cg_size_array(&c, NULL, "the copies of w3", CG_ON_HOST, 4, O, O, 6, err));
+  char iters[64];
+  snprintf(iters, sizeof iters, "--iters %d --print-every %d", (int)p->v[P_ITERS],
+           (int)p->v[P_PRINT_EVERY]);
+  CG_TRY(cg_size_array(&c, iters, "a record's run samples", CG_ON_HOST,
+                       sizeof(cg_run_sample) + 5 * sizeof(double), (uint64_t)chunk_count(p), 1, 1,
+                       err));
+  CG_TRY(cg_size_totals(&c, err));
 cleanup:
   return rc;
 }

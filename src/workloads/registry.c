@@ -6,11 +6,12 @@
 #include "clgauge/linear.h"
 #include "clgauge/matmul.h"
 #include "clgauge/mlp.h"
+#include "clgauge/saxpy.h"
 #include "clgauge/workload.h"
 
 const cg_workload *const *cg_workload_all(void) {
   static const cg_workload *const all[] = {&cg_workload_matmul, &cg_workload_mlp,
-                                           &cg_workload_linear, NULL};
+                                           &cg_workload_linear, &cg_workload_saxpy, NULL};
   return all;
 }
 

@@ -159,11 +159,3 @@ const cg_impl cg_cl_matmul = {
     .download = cg_cl_matmul_download,
     .release = cg_cl_matmul_release,
 };
-
-const cg_backend cg_backend_cl = {
-    .name = "cl",
-    .summary = "hand-written OpenCL kernels from cl/",
-    .needs_device = true,
-    .open = cg_cl_backend_open,
-    .close = cg_cl_backend_close,
-};

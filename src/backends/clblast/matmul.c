@@ -49,11 +49,3 @@ const cg_impl cg_clblast_matmul = {
     .download = cg_cl_matmul_download,
     .release = cg_cl_matmul_release,
 };
-
-const cg_backend cg_backend_clblast = {
-    .name = "clblast",
-    .summary = "CLBlast on the OpenCL device",
-    .needs_device = true,
-    .open = cg_cl_backend_open,
-    .close = cg_cl_backend_close,
-};

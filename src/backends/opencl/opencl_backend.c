@@ -3,7 +3,9 @@
 #include "backends/opencl/opencl_backend.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 cg_rc cg_cl_backend_open(const cg_device_info *info, void **device, const char **no_device_time,
                          cg_error *err) {
@@ -21,11 +23,18 @@ const cg_device *cg_cl_env_device(const cg_backend_env *env) { return env->devic
 cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *options,
                        cl_program *out, cg_build_tally *tally, cg_error *err) {
   const cg_program_store store = {env->kernel_dir, env->binary_cache};
-  cg_build_origin origin = CG_BUILT_FROM_SOURCE;
-  cg_rc rc = cg_program_build(cg_cl_env_device(env), &store, name, options, out, &origin, err);
+  cg_build_result result;
+  cg_rc rc = cg_program_build(cg_cl_env_device(env), &store, name, options, out, &result, err);
   if (rc == CG_OK) {
     tally->builds++;
-    if (origin == CG_BUILT_FROM_CACHE) tally->cached++;
+    if (result.origin == CG_BUILT_FROM_CACHE) tally->cached++;
+  }
+  if (result.warning[0] && env->warning && env->warning_size > 0) {
+    /* several builds of one record may each leave one: kept one after the other */
+    const size_t used = strnlen(env->warning, env->warning_size);
+    if (used + 1 < env->warning_size)
+      snprintf(env->warning + used, env->warning_size - used, "%s%s", used ? "; " : "",
+               result.warning);
   }
   return rc;
 }
