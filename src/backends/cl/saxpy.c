@@ -9,38 +9,38 @@
 enum { DEFAULT_WG = 256 };
 
 /* Build the kernel with work-groups of wg items: by default the largest power of two up to 256
- * that the device allows. The device's maximum work-group size is only an upper bound: a driver
- * may allow fewer work-items for a given kernel, so when the built kernel allows fewer than wg
- * the build is redone with the largest power of two that fits (a fallback), and the time of both
- * builds counts as compile time. A size set through --kernel-param WG is built as given, or
- * refused when it does not fit. */
+ * that the device allows, in all and in the first dimension. The device's limits are only upper
+ * bounds: a driver may allow fewer work-items for a given kernel, so when the built kernel allows
+ * fewer than wg the build is redone with the largest power of two that fits (a fallback), and the
+ * time of both builds counts as compile time. A size set through --kernel-param WG is built as
+ * given, or refused when it does not fit. */
 static cg_rc build_kernel(const cg_backend_env *env, cg_device_saxpy *sx, cg_kernel_config *config,
                           cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(sx->dev);
-  const size_t dflt = cg_pow2_floor(info->max_work_group < DEFAULT_WG ? info->max_work_group
-                                                                       : (size_t)DEFAULT_WG);
+  cg_cl_group_limits dev;
+  CG_TRY(cg_cl_device_limits(info, &dev, err));
+  const size_t most = dev.items < dev.dim[0] ? dev.items : dev.dim[0];
   cg_origin origin = CG_ORIGIN_DEFAULT;
-  int wg = cg_kernel_override(env->overrides, "WG", (int)dflt, &origin);
-  CG_CHECK(wg >= 1 && (size_t)wg <= info->max_work_group, CG_BAD_INPUT,
-           "--kernel-param WG=%d: the work-group size must be 1..%zu here", wg,
-           info->max_work_group);
+  int wg = cg_kernel_override(env->overrides, "WG", (int)cg_cl_row_width(&dev, DEFAULT_WG),
+                              &origin);
+  CG_CHECK(wg >= 1 && (size_t)wg <= most, CG_BAD_INPUT,
+           "--kernel-param WG=%d: the work-group size must be 1..%zu here", wg, most);
   for (;;) {
     snprintf(config->build_options, sizeof config->build_options, "-DWG=%d", wg);
     CG_TRY(cg_backend_build(env, "saxpy.cl", config->build_options, &sx->program, tally, err));
     sx->kernel = clCreateKernel(sx->program, "saxpy", &code);
     CG_CL_CHECK(clCreateKernel, code);
-    size_t kernel_wg = 0;
-    CG_CL(clGetKernelWorkGroupInfo, (sx->kernel, info->id, CL_KERNEL_WORK_GROUP_SIZE,
-                                     sizeof kernel_wg, &kernel_wg, NULL));
-    if (kernel_wg >= (size_t)wg) break;
+    cg_cl_group_limits lim = dev;
+    CG_TRY(cg_cl_kernel_limits(info, sx->kernel, &lim, NULL, err));
+    if (lim.items >= (size_t)wg) break;
     CG_CHECK(origin != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
              "--kernel-param WG=%d: kernel saxpy allows %zu work-items per group on this device",
-             wg, kernel_wg);
-    CG_CHECK(kernel_wg >= 1, CG_UNSUPPORTED,
+             wg, lim.items);
+    CG_CHECK(lim.items >= 1, CG_UNSUPPORTED,
              "kernel saxpy allows no work-items per group on this device");
-    wg = (int)cg_pow2_floor(kernel_wg);
+    wg = (int)cg_cl_row_width(&lim, (size_t)wg);
     origin = CG_ORIGIN_FALLBACK;
     clReleaseKernel(sx->kernel);
     clReleaseProgram(sx->program);
