@@ -12,6 +12,7 @@
 static const char *command_name = "clgauge";
 
 void cli_set_command(const char *command) { command_name = command; }
+const char *cli_command(void) { return command_name; }
 
 void cli_error(const char *fmt, ...) {
   va_list ap;

@@ -8,6 +8,7 @@
 
 /* Where parse errors go: "clgauge <command>: <message>". */
 void cli_set_command(const char *command);
+const char *cli_command(void);
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Whether argv[*i] is option `name`, as "--name value" or "--name=value". On a match *value is

@@ -29,6 +29,7 @@ int cmd_list(int argc, char **argv) {
   }
   cg_device_list list;
   cg_error err = {0};
+  driver_caches_fallback();
   if (cg_device_list_query(&list, &err) != CG_OK) {
     cli_error("%s", err.msg);
     return EXIT_FAILURE;

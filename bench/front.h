@@ -11,7 +11,8 @@
 #include "clgauge/kernel_config.h"
 #include "clgauge/report.h"
 
-enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3 };
+/* 1 (EXIT_FAILURE): anything else, such as a results file or stdout that cannot be written. */
+enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3, EXIT_NOTHING_RAN = 4, EXIT_RECORD_TIMEOUT = 5 };
 
 /* Options every workload command takes. */
 typedef struct common_opts {
@@ -25,6 +26,7 @@ typedef struct common_opts {
   char **variants;
   uint64_t seed;
   bool quiet;
+  double record_timeout; /* seconds; 0: no watchdog deadline */
   cg_kernel_overrides overrides;
 } common_opts;
 
@@ -36,12 +38,26 @@ int parse_common(int argc, char **argv, int *i, common_opts *o);
 void free_common(common_opts *o);
 /* CLGAUGE_MLP_FUSED read as --kernel-param; EXIT_USAGE when malformed. */
 int legacy_overrides(common_opts *o);
+/* Before the first OpenCL call: when the drivers' default cache directory (under
+ * $XDG_CACHE_HOME, else $HOME) cannot be made or written, point them at a directory of this
+ * user's under $TMPDIR and say so on stderr (PoCL lists no device without its cache). */
+void driver_caches_fallback(void);
 /* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */
 int check_overrides(const common_opts *o, const cg_job *jobs, int njobs);
 
 /* Validate every job, then run them all into one report: print it, write the files, and return
  * the exit status. */
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv);
+
+/* The results files kept current during a run, and the run stopped cleanly by SIGINT, SIGTERM,
+ * SIGHUP or --record-timeout (guard.c, which says how). Between guard_start and guard_end: at
+ * each record's start (the record just added to the report) guard_record_started, after each
+ * job guard_job_done, and the final files through guard_write_results (0 or EXIT_FAILURE). */
+void guard_start(const common_opts *o, const char *command_name);
+void guard_record_started(const cg_report *report);
+void guard_job_done(const cg_report *report);
+int guard_write_results(const cg_report *report, const common_opts *o);
+void guard_end(void);
 
 int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);

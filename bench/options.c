@@ -1,7 +1,11 @@
-/* The options every clgauge command takes, and kernel-parameter overrides. */
+/* The options every clgauge command takes, kernel-parameter overrides, and where the drivers
+ * keep their kernel caches. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "front.h"
@@ -24,12 +28,21 @@ const char common_help[] =
     "  --seed N           seed of the input generator (default 42)\n"
     "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
     "  --csv FILE         write the results as CSV\n"
+    "  --record-timeout SECONDS  stop the run when a record takes longer (from its start to its\n"
+    "                     verification): the results files keep the records finished and this\n"
+    "                     one, marked interrupted, and the exit status is 5. A stuck driver\n"
+    "                     call cannot be interrupted safely, so the process ends there\n"
     "  --quiet            no progress lines on stderr\n"
     "  --help             this text\n";
 
 const char exit_help[] =
-    "Exit status: 0 when every record is ok, unsupported or skipped; 3 when a record is 'error'\n"
-    "(the others still run and the files are still written); 2 for bad usage; 1 otherwise.\n";
+    "Exit status: 0 when every record is ok, unsupported or skipped and at least one ran; 3\n"
+    "when a record is 'error' (the others still run and the files are still written); 4 when\n"
+    "nothing that was asked for ran (every record skipped or unsupported, such as OpenCL\n"
+    "backends alone without a usable device); 5 when a record ran past --record-timeout;\n"
+    "2 for bad usage; 1 otherwise (a results file or stdout that cannot be written, among\n"
+    "others). SIGINT, SIGTERM and SIGHUP end the run with the signal (130, 143 and 129 in a\n"
+    "shell), the results files holding the records finished and the running one, interrupted.\n";
 
 /* Kernel-parameter overrides added from "NAME=VALUE,...", each name checked against the room
  * an override has for it first, so that a long name is refused by its limit rather than read
@@ -94,6 +107,8 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
     if (bad || !parse_overrides(&o->overrides, "--kernel-param ", v)) return -1;
   } else if (cli_option(argc, argv, i, "--seed", &v, &bad)) {
     if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
+  } else if (cli_option(argc, argv, i, "--record-timeout", &v, &bad)) {
+    if (bad || !cli_double("--record-timeout", v, 0.001, 1e7, &o->record_timeout)) return -1;
   } else if (cli_flag(argv[*i], "--quiet")) {
     o->quiet = true;
   } else {
@@ -141,4 +156,84 @@ int check_overrides(const common_opts *o, const cg_job *jobs, int njobs) {
     }
   }
   return 0;
+}
+
+/* ---- the drivers' kernel caches ---- */
+
+/* Whether dir is, or can be made, a directory this process can create files in: made (with its
+ * missing parents, as a driver would), then probed with a file created and removed. On failure
+ * why says what failed. */
+static bool cache_dir_usable(const char *dir, char *why, size_t size) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    snprintf(why, size, "path too long");
+    return false;
+  }
+  for (char *p = path + 1;; ++p) {
+    const bool end = *p == '\0';
+    if (*p != '/' && !end) continue;
+    *p = '\0';
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+      snprintf(why, size, "%s", strerror(errno));
+      return false;
+    }
+    if (end) break;
+    *p = '/';
+  }
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s/.clgauge-probe-XXXXXX", path);
+  const int fd = mkstemp(probe);
+  if (fd < 0) {
+    snprintf(why, size, "%s", strerror(errno));
+    return false;
+  }
+  close(fd);
+  unlink(probe);
+  return true;
+}
+
+/* A cache directory of this user's under $TMPDIR (or /tmp): clgauge-cache-<uid> when it is
+ * ours alone, else a fresh one. */
+static bool private_cache_dir(char *out, size_t size) {
+  const char *tmp = getenv("TMPDIR");
+  if (!tmp || !*tmp) tmp = "/tmp";
+  snprintf(out, size, "%s/clgauge-cache-%ld", tmp, (long)getuid());
+  struct stat st;
+  if (mkdir(out, 0700) == 0 ||
+      (errno == EEXIST && lstat(out, &st) == 0 && S_ISDIR(st.st_mode) &&
+       st.st_uid == getuid() && (st.st_mode & 077) == 0)) {
+    char why[128];
+    return cache_dir_usable(out, why, sizeof why);
+  }
+  if (snprintf(out, size, "%s/clgauge-cache-%ld-XXXXXX", tmp, (long)getuid()) >= (int)size)
+    return false;
+  return mkdtemp(out) != NULL;
+}
+
+void driver_caches_fallback(void) {
+  /* PoCL keeps its kernel cache in $XDG_CACHE_HOME/pocl, else $HOME/.cache/pocl, and lists no
+   * device at all when it cannot make it; Mesa's cache lives there too, NVIDIA's in $HOME. */
+  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  char base[4096] = "", why[256] = "HOME is not set";
+  if (xdg && *xdg)
+    snprintf(base, sizeof base, "%s", xdg);
+  else if (home && *home)
+    snprintf(base, sizeof base, "%s/.cache", home);
+  if (base[0] && cache_dir_usable(base, why, sizeof why)) return;
+  char dir[4096];
+  if (!private_cache_dir(dir, sizeof dir)) {
+    fprintf(stderr, "clgauge: the drivers' kernel caches cannot be kept in '%s' (%s), nor in a "
+                    "temporary directory: a driver may list no device\n",
+            base, why);
+    return;
+  }
+  char nvidia[4200];
+  snprintf(nvidia, sizeof nvidia, "%s/nvidia", dir);
+  setenv("XDG_CACHE_HOME", dir, 1);
+  const bool cuda = !getenv("CUDA_CACHE_PATH");
+  if (cuda) setenv("CUDA_CACHE_PATH", nvidia, 1);
+  fprintf(stderr,
+          "clgauge: the drivers' kernel caches cannot be kept in '%s' (%s): they go to %s "
+          "(XDG_CACHE_HOME%s set for this run)\n",
+          base[0] ? base : "$HOME/.cache", why, dir, cuda ? " and CUDA_CACHE_PATH" : "");
 }

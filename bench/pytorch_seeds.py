@@ -111,7 +111,7 @@ class Record:
             "phases": {
                 "init": {"ms": num(self.init)},
                 "compile": {"ms": num(self.compile), "kind": self.compile_kind,
-                            "driver_cache": None},
+                            "driver_cache": None, "warning": None},
                 "upload": {"ms": num(self.upload)},
                 "first": {"enqueue_ms": num(first[0]), "complete_ms": num(first[1]),
                           "device_ms": num(first[2])},
@@ -469,7 +469,9 @@ VARIANTS = [
     # workload, variant, transfer on cpu / on cuda (None: not run there), function
     ("mlp", "eager", (None, None), mlp_eager),
     ("mlp", "cuda-graph", (False, None), mlp_cuda_graph),
-    ("linear", "dataloader", ("host", "pageable"), linear_dataloader),
+    # the DataLoader's batches come from ordinary host memory on either device (the copy is a
+    # no-op on the CPU): one transfer mode, so that compare puts the two side by side
+    ("linear", "dataloader", ("pageable", "pageable"), linear_dataloader),
     ("linear", "resident", (False, "resident"), linear_resident),
     ("matmul", "eager", (None, None), matmul_eager),
 ]

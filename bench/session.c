@@ -18,6 +18,7 @@ typedef struct session {
   cg_device_list list;
   const cg_device_info *device; /* NULL when no OpenCL device exists */
   cg_report report;
+  const common_opts *o;
 } session;
 
 /* Enumerate and select the device. An explicit selector that matches nothing is an error; with
@@ -28,8 +29,11 @@ static int open_session(session *s, const common_opts *o, bool needs_device, int
                         char **argv) {
   cg_error err = {0};
   memset(s, 0, sizeof *s);
+  s->o = o;
   cg_report_init(&s->report, argc, argv);
-  if (o->cold_compile) cg_driver_caches_disable(); /* before the drivers are loaded */
+  /* before the drivers are loaded */
+  driver_caches_fallback();
+  if (o->cold_compile) cg_driver_caches_disable();
   if (cg_device_list_query(&s->list, &err) != CG_OK) {
     cli_error("%s", err.msg);
     return EXIT_FAILURE;
@@ -157,10 +161,13 @@ static int check_outputs(const common_opts *o, const cg_job *jobs, int njobs) {
   return 0;
 }
 
-/* A line when a record starts, then one every few seconds while its runs go on. */
-static void print_progress(void *ctx, int index, int total, const cg_record *rec) {
+/* When a record starts, the results files are brought up to date (guard.c) and a line says
+ * which record it is; then a line every few seconds while its runs go on. */
+static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
   static uint64_t started, last;
-  const common_opts *o = ctx;
+  const session *s = ctx;
+  const common_opts *o = s->o;
+  if (rec->nruns == 0) guard_record_started(&s->report); /* before the line: see guard.c */
   if (o->quiet) return;
   uint64_t now = cg_now_ns();
   if (rec->nruns == 0) {
@@ -187,27 +194,24 @@ static void print_header(const session *s) {
 /* Write the files, print, and choose the exit status. The files first: a reader that stops
  * early (a pager quit, `| head`) must not cost a finished benchmark its results. */
 static int finish_session(session *s, const common_opts *o) {
-  int status = 0;
-  cg_error err = {0};
-  if (o->json) {
-    if (cg_report_write_json(&s->report, o->json, &err) != CG_OK) {
-      cli_error("--json: %s", err.msg);
-      status = EXIT_FAILURE;
-    } else if (!o->quiet) {
-      fprintf(stderr, "wrote %s\n", o->json);
-    }
-  }
-  if (o->csv) {
-    if (cg_report_write_csv(&s->report, o->csv, &err) != CG_OK) {
-      cli_error("--csv: %s", err.msg);
-      status = EXIT_FAILURE;
-    } else if (!o->quiet) {
-      fprintf(stderr, "wrote %s\n", o->csv);
-    }
-  }
+  int status = guard_write_results(&s->report, o);
   cg_report_print_table(&s->report, stdout);
   for (int i = 0; i < s->report.count && status == 0; ++i)
     if (s->report.records[i].status == CG_STATUS_ERROR) status = EXIT_RECORD_ERROR;
+  /* Nothing that was asked for ran (only OpenCL backends and no usable device, say): a status
+   * of its own, so that a script does not take an empty run for a good one. */
+  bool ran = false;
+  const char *why = "";
+  for (int i = 0; i < s->report.count; ++i) {
+    const cg_record *r = &s->report.records[i];
+    ran |= r->status == CG_STATUS_OK || r->status == CG_STATUS_ERROR;
+    if (!why[0]) why = r->reason;
+  }
+  if (status == 0 && !ran) {
+    cli_error("nothing that was asked for ran: every record was skipped or unsupported%s%s%s",
+              why[0] ? " (" : "", why, why[0] ? ")" : "");
+    status = EXIT_NOTHING_RAN;
+  }
   return status;
 }
 
@@ -303,17 +307,21 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     }
   if (status == 0) status = check_outputs(o, jobs, njobs);
   if (status == 0) {
+    guard_start(o, cli_command());
     print_header(&s);
     fflush(stdout);
-    for (int j = 0; j < njobs && status == 0; ++j)
-      if (cg_engine_run(&jobs[j], &sel, s.device, &s.report, print_progress, o, &err) != CG_OK) {
+    for (int j = 0; j < njobs && status == 0; ++j) {
+      if (cg_engine_run(&jobs[j], &sel, s.device, &s.report, on_progress, &s, &err) != CG_OK) {
         cli_error("%s", err.msg);
         status = EXIT_FAILURE;
       }
+      guard_job_done(&s.report); /* the record watchdog rests between jobs */
+    }
     if (status == 0) {
       status = finish_session(&s, o);
       if (njobs > 1 && jobs[0].group[0]) print_crossovers(&s.report, jobs[0].workload);
     }
+    guard_end();
   }
   close_session(&s);
   free(scope);

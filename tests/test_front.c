@@ -3,14 +3,17 @@
  * and what it leaves behind: its exit status or signal, its results files, no temporary files.
  * Runs the cpu backend, so it needs no OpenCL device (those parts that need one skip). */
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -54,8 +57,9 @@ static void start(child *c, const char *const *args, int out_fd, bool err_pipe,
         unsetenv(env[i]);
       }
     }
-    /* what a shell hands on: default dispositions */
-    signal(SIGPIPE, SIG_DFL);
+    /* what an interactive shell hands on: default dispositions */
+    const int sigs[] = {SIGPIPE, SIGINT, SIGTERM, SIGHUP};
+    for (int i = 0; i < 4; ++i) signal(sigs[i], SIG_DFL);
     const char *argv[64] = {CLGAUGE_PROGRAM};
     int n = 1;
     for (; args[n - 1] && n < 63; ++n) argv[n] = args[n - 1];
@@ -169,11 +173,190 @@ START_TEST(test_full_disk) {
 }
 END_TEST
 
+/* ---- a run stopped, and results kept current ---- */
+
+/* Two records on the host: the first (din = hidden = 2) done in milliseconds, the second
+ * (1500) taking tens of seconds, long enough to be stopped while it runs. */
+static const char *const two_records[] = {
+    "mlp",        "--backend",     "cpu",      "--sweep-hidden", "2,1500", "--iters",
+    "2000",       "--print-every", "1000",     "--json",         "p.json", "--csv",
+    "p.csv",      NULL};
+
+/* Read the child's stderr until its `count`-th line starting with `prefix` (a record's start),
+ * within 120 s; the text read so far into log. */
+static void await_line(child *c, const char *prefix, int count, char *log, size_t size) {
+  size_t used = 0;
+  int seen = 0;
+  const uint64_t give_up = (uint64_t)time(NULL) + 120;
+  log[0] = '\0';
+  while (seen < count) {
+    ck_assert_msg((uint64_t)time(NULL) < give_up, "no %d lines '%s' on stderr:\n%s", count,
+                  prefix, log);
+    struct pollfd p = {c->err_pipe, POLLIN, 0};
+    if (poll(&p, 1, 1000) <= 0) continue;
+    ck_assert_msg(used + 1 < size, "stderr too long:\n%s", log);
+    const ssize_t n = read(c->err_pipe, log + used, 1);
+    ck_assert_msg(n == 1, "stderr closed before %d lines '%s':\n%s", count, prefix, log);
+    log[++used] = '\0';
+    if (log[used - 1] != '\n') continue;
+    const char *line = log;
+    for (const char *nl = strchr(log, '\n'); nl && nl + 1 < log + used; nl = strchr(nl + 1, '\n'))
+      line = nl + 1;
+    seen += strncmp(line, prefix, strlen(prefix)) == 0;
+  }
+}
+
+/* The rest of the child's stderr, appended to log. */
+static void drain(child *c, char *log, size_t size) {
+  size_t used = strlen(log);
+  ssize_t n;
+  while (used + 1 < size && (n = read(c->err_pipe, log + used, size - used - 1)) > 0) used += n;
+  log[used] = '\0';
+}
+
+/* No temporary file of the whole-file writer left in the run's directory. */
+static void expect_no_temporary(const child *c) {
+  DIR *d = opendir(c->dir);
+  ck_assert_ptr_nonnull(d);
+  for (struct dirent *e; (e = readdir(d));)
+    ck_assert_msg(!strstr(e->d_name, ".tmp"), "temporary file %s left", e->d_name);
+  closedir(d);
+}
+
+/* SIGINT, SIGTERM and SIGHUP while the second record runs: the process ends by that signal,
+ * and the files hold the first record, finished, and the second, interrupted, naming the
+ * signal; no temporary file is left. */
+START_TEST(test_stopped_by_signal) {
+  static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+  static const char *const names[] = {"SIGINT", "SIGTERM", "SIGHUP"};
+  const int sig = sigs[_i];
+  child c;
+  start(&c, two_records, -1, true, NULL);
+  char log[8192];
+  await_line(&c, "[1/1] mlp cpu/openblas", 2, log, sizeof log);
+  ck_assert_int_eq(kill(c.pid, sig), 0);
+  drain(&c, log, sizeof log);
+  const int status = finish(&c);
+  ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sig, "%s: status 0x%x; stderr:\n%s",
+                names[_i], (unsigned)status, log);
+  cJSON *root = NULL;
+  const char *st[4];
+  const int n = results_statuses(&c, "p.json", st, 4, &root);
+  ck_assert_msg(n == 2 && strcmp(st[0], "ok") == 0 && strcmp(st[1], "interrupted") == 0,
+                "%s: %d records (%s, %s)", names[_i], n, n > 0 ? st[0] : "-", n > 1 ? st[1] : "-");
+  const cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "records"), 1);
+  const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(second, "reason"));
+  ck_assert_msg(reason && strstr(reason, names[_i]), "reason: %s", reason ? reason : "null");
+  ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema")),
+                   "clgauge.results/4");
+  cJSON_Delete(root);
+  char *csv = child_file(&c, "p.csv");
+  ck_assert_msg(strstr(csv, "\"ok\"") && strstr(csv, "\"interrupted\""), "p.csv:\n%s", csv);
+  free(csv);
+  ck_assert_msg(strstr(log, "stopped; the results files hold the 1 record finished"),
+                "stderr:\n%s", log);
+  expect_no_temporary(&c);
+  cg_test_rmtree(c.dir);
+}
+END_TEST
+
+/* --record-timeout: the second record runs past it; the run stops with exit status 5, the
+ * table printed and the files holding both records, the second interrupted as timed out. */
+START_TEST(test_record_timeout) {
+  const char *args[32];
+  int n = 0;
+  for (; two_records[n]; ++n) args[n] = two_records[n];
+  args[n++] = "--record-timeout";
+  args[n++] = "1.5";
+  args[n] = NULL;
+  child c;
+  char *err = NULL;
+  const int status = run(args, -1, NULL, &c, &err);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 5, "status 0x%x; stderr:\n%s",
+                (unsigned)status, err);
+  ck_assert_msg(strstr(err, "ran longer than --record-timeout 1.5 s: stopped"), "stderr:\n%s",
+                err);
+  cJSON *root = NULL;
+  const char *st[4];
+  const int count = results_statuses(&c, "p.json", st, 4, &root);
+  ck_assert_msg(count == 2 && strcmp(st[0], "ok") == 0 && strcmp(st[1], "interrupted") == 0,
+                "%d records", count);
+  const cJSON *second = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "records"), 1);
+  const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(second, "reason"));
+  ck_assert_msg(reason && strstr(reason, "timed out"), "reason: %s", reason ? reason : "null");
+  cJSON_Delete(root);
+  char *out = child_file(&c, "stdout");
+  ck_assert_msg(strstr(out, "cpu      openblas  interrupted"), "stdout:\n%s", out);
+  free(out);
+  expect_no_temporary(&c);
+  free(err);
+  cg_test_rmtree(c.dir);
+}
+END_TEST
+
+/* A process killed outright (as by a driver's crash) while its second record runs leaves the
+ * files with its first record, written when the second started. */
+START_TEST(test_killed_keeps_finished_records) {
+  child c;
+  start(&c, two_records, -1, true, NULL);
+  char log[8192];
+  await_line(&c, "[1/1] mlp cpu/openblas", 2, log, sizeof log);
+  ck_assert_int_eq(kill(c.pid, SIGKILL), 0);
+  drain(&c, log, sizeof log);
+  const int status = finish(&c);
+  ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+  cJSON *root = NULL;
+  const char *st[4];
+  const int n = results_statuses(&c, "p.json", st, 4, &root);
+  ck_assert_msg(n == 1 && strcmp(st[0], "ok") == 0, "%d records in p.json", n);
+  cJSON_Delete(root);
+  char *csv = child_file(&c, "p.csv");
+  ck_assert_msg(strstr(csv, "\"ok\"") && !strstr(csv, "interrupted"), "p.csv:\n%s", csv);
+  free(csv);
+  cg_test_rmtree(c.dir);
+}
+END_TEST
+
+/* ---- the environment ---- */
+
+/* A home that cannot hold the drivers' caches (as root /nonexistent can be made, a path under a
+ * file cannot), or none at all: list says where the caches go instead and succeeds. */
+START_TEST(test_home_unusable) {
+  const char *bad = getuid() == 0 ? "HOME=/dev/null/home" : "HOME=/nonexistent";
+  const char *const unusable[] = {bad, "XDG_CACHE_HOME", NULL};
+  const char *const unset[] = {"HOME", "XDG_CACHE_HOME", NULL};
+  const char *const *const envs[] = {unusable, unset};
+  const char *const list[] = {"list", NULL};
+  for (int k = 0; k < 2; ++k) {
+    child c;
+    char *err = NULL;
+    const int status = run(list, -1, envs[k], &c, &err);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: status 0x%x:\n%s",
+                  envs[k][0], (unsigned)status, err);
+    ck_assert_msg(strstr(err, "the drivers' kernel caches cannot be kept in") &&
+                      strstr(err, "clgauge-cache-") && strstr(err, "XDG_CACHE_HOME"),
+                  "%s: stderr:\n%s", envs[k][0], err);
+    free(err);
+    cg_test_rmtree(c.dir);
+  }
+}
+END_TEST
+
 Suite *cg_front_suite(void) {
   Suite *s = suite_create("front");
   TCase *tc = tcase_create("stdout");
   tcase_add_test(tc, test_closed_pipe);
   tcase_add_test(tc, test_full_disk);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("stopped");
+  tcase_add_loop_test(tc, test_stopped_by_signal, 0, 3);
+  tcase_add_test(tc, test_record_timeout);
+  tcase_add_test(tc, test_killed_keeps_finished_records);
+  tcase_set_timeout(tc, 180);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("environment");
+  tcase_add_test(tc, test_home_unusable);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return s;

@@ -902,6 +902,119 @@ START_TEST(test_fused_overrides) {
 }
 END_TEST
 
+/* Blockings that fused_configure picks on some device but the CPU drivers' own picks never reach
+ * (R = 8, 4, 2, 1 with the default work-groups; more row chunks than one; three launches with a
+ * wide register block; the smallest chunk), and the settings only an override gives (TPG = 2,
+ * with a row group past din; an odd chunk): each named in the configuration as given, in the
+ * build options, and correct over three iterations on every device. */
+START_TEST(test_fused_blockings) {
+  const cg_backend *cl = cg_backend_find("cl");
+  ck_assert_ptr_nonnull(cl);
+  const cg_impl *impl = cg_impl_find(cl, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  opened o;
+  open_device(&o, cl, _i);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  cg_error err = {0};
+  static const struct {
+    const char *text;
+    shape s;
+    const char *names[5];
+    int values[5];
+  } blockings[] = {
+      {"R=8", {40, 37, 41, 6}, {"R", NULL}, {8}},
+      {"R=4", {40, 37, 41, 6}, {"R", NULL}, {4}},
+      {"R=2", {40, 37, 41, 6}, {"R", NULL}, {2}},
+      {"R=1", {40, 37, 41, 6}, {"R", NULL}, {1}},
+      {"R=4,THREE=1", {40, 37, 41, 6}, {"R", "THREE", NULL}, {4, 1}},
+      {"R=2,TPG=2", {9, 70, 9, 3}, {"R", "TPG", NULL}, {2, 2}},
+      {"R=2,KC=3", {40, 37, 41, 6}, {"R", "KC", NULL}, {2, 3}},
+      {"R=1,KC=1,THREE=1,DZ1A=0", {9, 5, 33, 4}, {"R", "KC", "THREE", "DZ1A", NULL},
+       {1, 1, 1, 0}},
+  };
+  for (size_t b = 0; b < sizeof blockings / sizeof blockings[0]; ++b) {
+    const shape s = blockings[b].s;
+    char name[512];
+    snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", blockings[b].text,
+             o.list.items[_i].name, s.n, s.d, s.h, s.o);
+    cg_kernel_overrides ov;
+    parse_overrides(&ov, blockings[b].text);
+    const cg_backend_env env = {.device = o.device, .overrides = &ov};
+    problem p;
+    problem_draw(&p, s, b % 2 == 1, 3, 0, true, &rng);
+    instance in = {impl, NULL, name, o.profiling, false};
+    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+    const cg_rc rc = impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err);
+    ck_assert_msg(rc == CG_OK, "%s: prepare: rc %d: %s", name, rc, err.msg);
+    for (int k = 0; blockings[b].names[k]; ++k) {
+      expect_param(&prep.config, blockings[b].names[k], blockings[b].values[k],
+                   CG_ORIGIN_OVERRIDE, name);
+      const char *define = strcmp(blockings[b].names[k], "R") == 0 ? "RM" : blockings[b].names[k];
+      char want[32];
+      snprintf(want, sizeof want, "-D%s=%d ", define, blockings[b].values[k]);
+      ck_assert_msg(strstr(prep.config.build_options, want), "%s: '%s' not in '%s'", name, want,
+                    prep.config.build_options);
+    }
+    expect_fused_names(&prep.config, blockings[b].names, name);
+    train_and_check(&in, &p, seed);
+    impl->release(in.state);
+    problem_free(&p);
+  }
+  close_device(&o);
+}
+END_TEST
+
+/* The work-group shrink: where a built fused kernel allows fewer work-items than the rule asked
+ * of the device (rusticl on llvmpipe allows 32), the smaller work-groups are named fallbacks, and
+ * the result is still right; where none shrank, TX x TY and WGB are the rule's. */
+START_TEST(test_fused_shrink) {
+  const cg_backend *cl = cg_backend_find("cl");
+  ck_assert_ptr_nonnull(cl);
+  const cg_impl *impl = cg_impl_find(cl, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  opened o;
+  open_device(&o, cl, _i);
+  const cg_device_info *info = &o.list.items[_i];
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  cg_error err = {0};
+  const shape s = {17, 31, 13, 5};
+  problem p;
+  problem_draw(&p, s, false, 3, 0, true, &rng);
+  char name[512];
+  snprintf(name, sizeof name, "cl/fused on %s", info->name);
+  const cg_backend_env env = {.device = o.device};
+  instance in = {impl, NULL, name, o.profiling, false};
+  cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+  ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                "%s: prepare: %s", name, err.msg);
+  const cg_kernel_param *tx = find_param(&prep.config, "TX"), *ty = find_param(&prep.config, "TY"),
+                        *wgb = find_param(&prep.config, "WGB");
+  ck_assert_msg(tx && ty && wgb, "%s: TX, TY or WGB not in the configuration", name);
+  size_t items = 1, rows = 1;
+  while (items * 2 <= info->max_work_group && items < 256) items *= 2;
+  while (rows * 2 <= info->max_work_group && rows < 1024) rows *= 2;
+  const bool shrunk = (size_t)(tx->value * ty->value) < items;
+  ck_assert_msg(shrunk == (tx->origin == CG_ORIGIN_FALLBACK || ty->origin == CG_ORIGIN_FALLBACK),
+                "%s: TX=%d (%s) x TY=%d (%s) for %zu work-items", name, tx->value,
+                cg_origin_name(tx->origin), ty->value, cg_origin_name(ty->origin), items);
+  ck_assert_msg(((size_t)wgb->value < rows) == (wgb->origin == CG_ORIGIN_FALLBACK),
+                "%s: WGB=%d (%s) for %zu work-items", name, wgb->value,
+                cg_origin_name(wgb->origin), rows);
+  if (!shrunk)
+    ck_assert_msg((size_t)(tx->value * ty->value) == items && tx->origin == CG_ORIGIN_DEFAULT,
+                  "%s: TX=%d x TY=%d, the rule gives %zu work-items", name, tx->value, ty->value,
+                  items);
+  train_and_check(&in, &p, seed);
+  impl->release(in.state);
+  problem_free(&p);
+  close_device(&o);
+}
+END_TEST
+
 /* ---- the workload: records through the engine ---- */
 
 static void set_param(cg_job *job, const char *name, double value) {
@@ -1461,6 +1574,8 @@ Suite *cg_mlp_suite(void) {
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_fused_configs, 0, device_count());
   tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_shrink, 0, device_count());
   suite_add_tcase(s, tc);
 
   tc = tcase_create("workload");

@@ -352,7 +352,7 @@ static void expect_string(const cJSON *obj, const char *path, const char *want) 
 static void check_json(const char *text, const cg_report *report) {
   cJSON *root = cJSON_Parse(text);
   ck_assert_msg(root != NULL, "not JSON near: %.80s", cJSON_GetErrorPtr());
-  expect_string(root, "schema", "clgauge.results/3");
+  expect_string(root, "schema", "clgauge.results/4");
   expect_string(root, "schema", CG_REPORT_SCHEMA);
   expect_string(root, "clgauge_version", CLGAUGE_VERSION);
   expect_string(root, "command", "clgauge matmul --n 17");
@@ -498,7 +498,7 @@ START_TEST(test_json_empty_report) {
   ck_assert_ptr_nonnull(text);
   cJSON *root = cJSON_Parse(text);
   ck_assert_ptr_nonnull(root);
-  expect_string(root, "schema", "clgauge.results/3");
+  expect_string(root, "schema", "clgauge.results/4");
   expect_null(root, "discovery_ms");
   ck_assert_int_eq(cJSON_GetArraySize(get(root, "records")), 0);
   cJSON_Delete(root);

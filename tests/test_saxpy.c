@@ -17,6 +17,7 @@
 #include "clgauge/report.h"
 #include "clgauge/saxpy.h"
 #include "clgauge/workload.h"
+#include "clgauge/sizes.h"
 #include "test_util.h"
 
 /* One, two and three (tail only), seven and 31 (a float4 plus a tail), 1023 and 4097 (around a
@@ -388,6 +389,11 @@ static void expect_ok(const cg_job *job, const cg_selection *sel, const cg_devic
   ck_assert_msg(cg_engine_validate(job, sel, info, &err) == CG_OK, "%s", err.msg);
 }
 
+/* Whether the host holds the job's four vectors of n floats. */
+static bool validate_host_fits(const cg_job *job) {
+  return 16.0 * cg_params_get(&job->params, "n") <= (double)cg_host_memory();
+}
+
 START_TEST(test_validate_values) {
   const cg_selection sel = {0};
   cg_job job;
@@ -422,10 +428,14 @@ START_TEST(test_validate_values) {
     job.params.v[cg_params_index(&job.params, bad[i].name)] = bad[i].value;
     expect_bad(&job, &sel, NULL, bad[i].named);
   }
-  /* Without a device there is no size limit. */
+  /* Without a device there is no device limit; the host must still hold the four vectors
+   * (32 GiB at the largest n). */
   cg_job_init(&job, &cg_workload_saxpy);
   set(&job, "n", CG_SAXPY_MAX_N);
-  expect_ok(&job, &sel, NULL);
+  if (validate_host_fits(&job))
+    expect_ok(&job, &sel, NULL);
+  else
+    expect_bad(&job, &sel, NULL, "the host has");
 }
 END_TEST
 
@@ -444,23 +454,24 @@ START_TEST(test_validate_device_limits) {
     if (over <= CG_SAXPY_MAX_N) {
       cg_job_init(&job, &cg_workload_saxpy);
       set(&job, "n", over);
-      snprintf(named, sizeof named, "--n %.0f: vectors x and y need", over);
+      snprintf(named, sizeof named, "--n %.0f: each of x and y needs", over);
       expect_bad(&job, &all, info, named);
       expect_bad(&job, &all, info, info->name);
       expect_bad(&job, &all, info, "GiB per allocation");
-      expect_ok(&job, &host_only, info); /* host backends alone need no device memory */
+      if (validate_host_fits(&job)) /* host backends alone need no device memory */
+        expect_ok(&job, &host_only, info);
     }
     /* The same device with 1 MiB allocations: 2^18 floats fit, one more does not. */
     cg_device_info small = *info;
     small.max_alloc = 1 << 20;
     cg_job_init(&job, &cg_workload_saxpy);
     set(&job, "n", (1 << 18) + 1);
-    expect_bad(&job, &all, &small, "--n 262145: vectors x and y need 0.000977 GiB each");
+    expect_bad(&job, &all, &small, "--n 262145: each of x and y needs 1 MiB, device");
     set(&job, "n", 1 << 18);
     expect_ok(&job, &all, &small);
     /* And 1 MiB of memory in all: both vectors must fit together. */
     small.global_mem = 1 << 20;
-    expect_bad(&job, &all, &small, "--n 262144: the vectors need 0.00195 GiB");
+    expect_bad(&job, &all, &small, "--n 262144: the vectors need 2 MiB");
     set(&job, "n", 1 << 17);
     expect_ok(&job, &all, &small);
   }

@@ -20,14 +20,18 @@
  * verified against) and "group" (a sweep point's label, or null); phases.compile.warning: what
  * went wrong in the compile phase without failing the record (a program binary that the binary
  * cache could not store), a string, or null when nothing did (added within version 3: readers
- * of version 3 that do not know it lose nothing). */
-#define CG_REPORT_SCHEMA "clgauge.results/3"
+ * of version 3 that do not know it lose nothing).
+ * 4: status "interrupted" (the run was stopped while the record ran: a signal, or
+ * --record-timeout), written by a run stopped that way; the command line kept whole, bytes
+ * that are not UTF-8 as \xHH. */
+#define CG_REPORT_SCHEMA "clgauge.results/4"
 
 typedef enum cg_status {
   CG_STATUS_OK,
   CG_STATUS_UNSUPPORTED,
   CG_STATUS_SKIPPED,
-  CG_STATUS_ERROR
+  CG_STATUS_ERROR,
+  CG_STATUS_INTERRUPTED /* the run stopped while the record ran (a signal, --record-timeout) */
 } cg_status;
 const char *cg_status_name(cg_status status);
 

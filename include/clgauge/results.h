@@ -1,4 +1,4 @@
-/* Results files read back: the records of a clgauge.results/3 or /2 file with the figures that
+/* Results files read back: the records of a clgauge.results/4, /3 or /2 file with the figures that
  * comparisons and plots need. Anything else (another schema, not JSON, truncated, malformed, too
  * deep or too large) is one CG_BAD_INPUT error naming the file and what is wrong. */
 #ifndef CLGAUGE_RESULTS_H
@@ -22,8 +22,8 @@ enum {
 };
 
 /* The oldest and the newest schema version read; 2 lacks each record's kernel, reference and
- * group, which read as absent. */
-enum { CG_RESULTS_SCHEMA_MIN = 2, CG_RESULTS_SCHEMA_MAX = 3 };
+ * group, which read as absent; 4 adds the status "interrupted". */
+enum { CG_RESULTS_SCHEMA_MIN = 2, CG_RESULTS_SCHEMA_MAX = 4 };
 
 /* The phases a record's figures are compared by: one-shot phases in ms, the steady ones (wall
  * time, device time, enqueue time) in ms per iteration, each the median over the steady runs. */
@@ -67,7 +67,7 @@ typedef struct cg_result {
 } cg_result;
 
 typedef struct cg_results {
-  int schema; /* the version: 2 or 3 */
+  int schema; /* the version: 2, 3 or 4 */
   char clgauge_version[32], created[32], command[1024];
   cg_result *records; /* free with cg_results_free */
   int count;

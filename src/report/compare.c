@@ -373,24 +373,43 @@ static void presence_note(const cg_comparison *c, const cg_compare_row *row, cha
 
 /* ---- the table and Markdown: a grid of cells ---- */
 
+/* Lines of ncols cells, each kept as its own string: a comparison of thousands of records
+ * costs what its text does, not lines of fixed-size cells. */
 typedef struct grid {
   int ncols;
   bool right[MAX_COLS];
-  char (*cells)[MAX_COLS][CELL];
+  char **cells; /* nlines * ncols */
   int nlines, cap;
 } grid;
 
-static char (*grid_line(grid *g))[CELL] {
+static const char *cell(const grid *g, int line, int col) {
+  return g->cells[(size_t)line * (size_t)g->ncols + (size_t)col];
+}
+
+/* Append a line (false when out of memory: the grid then ends there). */
+static bool grid_add(grid *g, char line[][CELL]) {
   if (g->nlines == g->cap) {
     int cap = g->cap ? 2 * g->cap : 64;
-    void *grown = realloc(g->cells, (size_t)cap * sizeof *g->cells);
-    if (!grown) return NULL;
+    void *grown = realloc(g->cells, (size_t)cap * (size_t)g->ncols * sizeof *g->cells);
+    if (!grown) return false;
     g->cells = grown;
     g->cap = cap;
   }
-  char(*line)[CELL] = g->cells[g->nlines++];
-  memset(line, 0, sizeof *g->cells);
-  return line;
+  char **out = g->cells + (size_t)g->nlines * (size_t)g->ncols;
+  for (int i = 0; i < g->ncols; ++i) {
+    out[i] = strdup(line[i]);
+    if (!out[i]) {
+      while (i--) free(out[i]);
+      return false;
+    }
+  }
+  ++g->nlines;
+  return true;
+}
+
+static void grid_free(grid *g) {
+  for (size_t i = 0; i < (size_t)g->nlines * (size_t)g->ncols; ++i) free(g->cells[i]);
+  free(g->cells);
 }
 
 /* Which optional columns the grid has. */
@@ -408,8 +427,7 @@ static void fill_grid(const cg_comparison *c, unsigned mask, const param_census 
   g->ncols += notes;
   for (int i = 0; i < g->ncols; ++i)
     g->right[i] = i >= lay->first_value && (!notes || i < g->ncols - 1);
-  char(*head)[CELL] = grid_line(g);
-  if (!head) return;
+  char head[MAX_COLS][CELL] = {{0}}, line[MAX_COLS][CELL];
   snprintf(head[k++], CELL, "workload");
   snprintf(head[k++], CELL, "backend/variant");
   if (lay->params) snprintf(head[k++], CELL, "params");
@@ -424,6 +442,7 @@ static void fill_grid(const cg_comparison *c, unsigned mask, const param_census 
     }
   }
   if (notes) snprintf(head[k], CELL, "note");
+  if (!grid_add(g, head)) return;
 
   for (int i = 0; i < c->nrows; ++i) {
     const cg_compare_row *row = &c->rows[i];
@@ -432,8 +451,7 @@ static void fill_grid(const cg_comparison *c, unsigned mask, const param_census 
     bool first = true;
     for (int p = 0; p < CG_PHASE_COUNT; ++p) {
       if (!(shown & (1u << p))) continue;
-      char(*line)[CELL] = grid_line(g);
-      if (!line) return;
+      memset(line, 0, sizeof line);
       k = 0;
       if (first) {
         snprintf(line[k], CELL, "%s", r->workload);
@@ -455,6 +473,7 @@ static void fill_grid(const cg_comparison *c, unsigned mask, const param_census 
       }
       if (first && notes) presence_note(c, row, line[k], CELL);
       first = false;
+      if (!grid_add(g, line)) return;
     }
   }
 }
@@ -463,18 +482,18 @@ static void print_text_grid(const grid *g, FILE *out) {
   int width[MAX_COLS] = {0};
   for (int l = 0; l < g->nlines; ++l)
     for (int i = 0; i < g->ncols; ++i) {
-      int w = (int)strlen(g->cells[l][i]);
+      int w = (int)strlen(cell(g, l, i));
       if (w > width[i]) width[i] = w;
     }
   for (int l = 0; l < g->nlines; ++l) {
     int last = g->ncols - 1;
-    while (last > 0 && !g->cells[l][last][0]) --last; /* no trailing blanks */
+    while (last > 0 && !cell(g, l, last)[0]) --last; /* no trailing blanks */
     for (int i = 0; i <= last; ++i) {
       const char *sep = i ? "  " : "";
       if (g->right[i])
-        fprintf(out, "%s%*s", sep, width[i], g->cells[l][i]);
+        fprintf(out, "%s%*s", sep, width[i], cell(g, l, i));
       else
-        fprintf(out, "%s%-*s", sep, i == last ? 0 : width[i], g->cells[l][i]);
+        fprintf(out, "%s%-*s", sep, i == last ? 0 : width[i], cell(g, l, i));
     }
     fputc('\n', out);
   }
@@ -492,7 +511,7 @@ static void print_md_grid(const grid *g, FILE *out) {
     fputc('|', out);
     for (int i = 0; i < g->ncols; ++i) {
       fputc(' ', out);
-      md_text(out, g->cells[l][i]);
+      md_text(out, cell(g, l, i));
       fputs(" |", out);
     }
     fputc('\n', out);
@@ -523,8 +542,14 @@ static void print_legend(const cg_comparison *c, bool md, FILE *out) {
       fputs(k->label, out);
     if (k->device) {
       const cg_result *d = k->device;
-      if (d->platform[0])
-        fprintf(out, "  (%s, driver %s, %s)", d->platform, d->driver, d->cl_version);
+      const char *parts[] = {d->platform, d->driver, d->cl_version};
+      const char *sep = "  (";
+      for (int i = 0; i < 3; ++i) {
+        if (!parts[i][0]) continue;
+        fprintf(out, "%s%s%s", sep, i == 1 ? "driver " : "", parts[i]);
+        sep = ", ";
+      }
+      if (sep[0] == ',') fputc(')', out);
     } else {
       const cg_results *f = k->file;
       fprintf(out, "  (schema %d", f->schema);
@@ -695,6 +720,6 @@ void cg_compare_print(const cg_comparison *c, cg_compare_format format, unsigned
   else
     print_text_grid(&g, out);
   print_notes(c, md, out);
-  free(g.cells);
+  grid_free(&g);
   free(pc);
 }

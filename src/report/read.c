@@ -221,18 +221,21 @@ static cg_rc get_figure(const reader *rd, const cJSON *obj, const char *path, do
 
 /* ---- a record ---- */
 
-static cg_rc parse_status(const reader *rd, const cJSON *rec, cg_status *status) {
+/* The statuses of schema 3 and before, and "interrupted" from 4 on. */
+static cg_rc parse_status(const reader *rd, const cJSON *rec, int schema, cg_status *status) {
   char text[32];
   cg_rc rc = get_string(rd, rec, "status", true, text, sizeof text);
   if (rc != CG_OK) return rc;
   const cg_status all[] = {CG_STATUS_OK, CG_STATUS_UNSUPPORTED, CG_STATUS_SKIPPED,
-                           CG_STATUS_ERROR};
-  for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i)
+                           CG_STATUS_ERROR, CG_STATUS_INTERRUPTED};
+  const size_t known = schema >= 4 ? 5 : 4;
+  for (size_t i = 0; i < known; ++i)
     if (strcmp(text, cg_status_name(all[i])) == 0) {
       *status = all[i];
       return CG_OK;
     }
-  return fail(rd, "\"status\" '%.40s' is none of ok, unsupported, skipped, error", text);
+  return fail(rd, "\"status\" '%.40s' is none of ok, unsupported, skipped, error%s", text,
+              schema >= 4 ? ", interrupted" : "");
 }
 
 static cg_rc parse_params(const reader *rd, const cJSON *rec, cg_result *r) {
@@ -278,7 +281,7 @@ static cg_rc parse_record(const reader *rd, const cJSON *rec, int schema, cg_res
   CG_TRY(get_string(rd, rec, "backend", true, r->backend, sizeof r->backend));
   CG_TRY(get_string(rd, rec, "variant", true, r->variant, sizeof r->variant));
   CG_TRY(get_string(rd, rec, "transfer", false, r->transfer, sizeof r->transfer));
-  CG_TRY(parse_status(rd, rec, &r->status));
+  CG_TRY(parse_status(rd, rec, schema, &r->status));
   CG_TRY(get_string(rd, rec, "reason", false, r->reason, sizeof r->reason));
   if (schema >= 3) {
     CG_TRY(get_string(rd, rec, "group", false, r->group, sizeof r->group));
@@ -329,7 +332,7 @@ cleanup:
 
 /* ---- the file ---- */
 
-/* "clgauge.results/3" -> 3; 0 when the text is not of that form. */
+/* "clgauge.results/4" -> 4; 0 when the text is not of that form. */
 static int schema_version(const char *schema) {
   const char prefix[] = "clgauge.results/";
   if (strncmp(schema, prefix, sizeof prefix - 1) != 0) return 0;

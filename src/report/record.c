@@ -15,6 +15,7 @@ const char *cg_status_name(cg_status status) {
   case CG_STATUS_UNSUPPORTED: return "unsupported";
   case CG_STATUS_SKIPPED: return "skipped";
   case CG_STATUS_ERROR: return "error";
+  case CG_STATUS_INTERRUPTED: return "interrupted";
   }
   return "?";
 }

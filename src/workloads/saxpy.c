@@ -10,6 +10,7 @@
 
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
+#include "clgauge/sizes.h"
 #include "clgauge/workload.h"
 
 enum { P_N, P_A, P_LOOPS, P_RUNS, P_WARMUP, P_COUNT };
@@ -39,19 +40,19 @@ static double updates(const cg_workload_data *d) {
   return ((double)d->runs + d->warmup) * d->loops;
 }
 
+/* x and y on the device, each an allocation (cl/saxpy.cl indexes them with size_t and uint,
+ * which n's range keeps within); on the host x, y, the reference's y and a backend's y. */
 static cg_rc validate(const cg_params *p, const bool *modes, const cg_device_info *device,
                       cg_error *err) {
   cg_rc rc = CG_OK;
-  const int n = (int)p->v[P_N];
-  const double bytes = 4.0 * n;
-  if (!device) goto cleanup;
-  CG_CHECK(bytes <= (double)device->max_alloc, CG_BAD_INPUT,
-           "--n %d: vectors x and y need %.3g GiB each, device '%s' allows %.3g GiB per "
-           "allocation",
-           n, gib(bytes), device->name, gib((double)device->max_alloc));
-  CG_CHECK(2 * bytes <= (double)device->global_mem, CG_BAD_INPUT,
-           "--n %d: the vectors need %.3g GiB, device '%s' has %.3g GiB", n, gib(2 * bytes),
-           device->name, gib((double)device->global_mem));
+  const uint64_t n = (uint64_t)p->v[P_N];
+  cg_size_check c;
+  cg_size_check_init(&c, device, "the vectors", "--n %llu", (unsigned long long)n);
+  CG_TRY(cg_size_array(&c, NULL, "each of x and y", CG_ON_DEVICE, 4, n, 1, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "y", CG_ON_DEVICE, 4, n, 1, 1, err));
+  CG_TRY(cg_size_array(&c, NULL, "x, y, the reference's y and a backend's", CG_ON_HOST, 4, n, 1,
+                       4, err));
+  CG_TRY(cg_size_totals(&c, err));
 cleanup:
   return rc;
 }

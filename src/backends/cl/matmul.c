@@ -23,13 +23,6 @@ static const cl_matmul_variant matmul_variants[] = {
 static const char *const cl_variants[] = {"naive", "tiled", "regblock", NULL};
 enum { REGBLOCK_BK = 16, MAX_TS = 32 };
 
-/* The largest power-of-two edge whose square fits in `items` work-items, at most 16. */
-static int edge_for(size_t items) {
-  int ts = 16;
-  while (ts > 1 && (size_t)(ts * ts) > items) ts /= 2;
-  return ts;
-}
-
 static size_t local_bytes(const cl_matmul_variant *var, int ts) {
   if (strcmp(var->name, "naive") == 0) return 0;
   const size_t rows = var->outputs_per_item == 1 ? (size_t)ts : REGBLOCK_BK;
@@ -43,44 +36,60 @@ static void release_kernel(cg_device_matmul *mm) {
   mm->program = NULL;
 }
 
-/* Build the variant's kernel with work-groups of ts x ts. The device's maximum work-group size is
- * only an upper bound: a driver may allow fewer work-items for a given kernel (rusticl on
- * llvmpipe allows 32), so when the built kernel allows fewer than ts*ts the build is redone with
- * the largest edge that fits (a fallback), and the time of both builds counts as compile time.
- * An edge set through --kernel-param TS is built as given, or refused when it does not fit. */
+/* Build the variant's kernel with work-groups of ts x ts. The device's limits are only upper
+ * bounds: a driver may allow fewer work-items for a given kernel (rusticl on llvmpipe allows 32),
+ * and a kernel may need more local memory than its tiles (CL_KERNEL_LOCAL_MEM_SIZE counts what
+ * the driver adds), so when the built kernel does not fit the build is redone with the next
+ * smaller edge (a fallback), and the time of every build counts as compile time. The edge also
+ * starts smaller when the tiles alone do not fit the local memory. An edge set through
+ * --kernel-param TS is built as given, or refused when it does not fit. */
 static cg_rc build_kernel(const cg_backend_env *env, const cl_matmul_variant *var,
                           cg_device_matmul *mm, cg_kernel_config *config, int *ts_out,
                           cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(mm->dev);
+  cg_cl_group_limits dev;
+  CG_TRY(cg_cl_device_limits(info, &dev, err));
   cg_origin origin = CG_ORIGIN_DEFAULT;
-  int ts = cg_kernel_override(env->overrides, "TS", edge_for(info->max_work_group), &origin);
-  CG_CHECK(ts >= 1 && ts <= MAX_TS && (size_t)(ts * ts) <= info->max_work_group, CG_BAD_INPUT,
-           "--kernel-param TS=%d: the work-group edge must be 1..%d with TS*TS <= %zu here", ts,
-           (int)MAX_TS, info->max_work_group);
+  const int edge = (int)cg_cl_square_edge(&dev, 16);
+  int ts = cg_kernel_override(env->overrides, "TS", edge, &origin);
+  const size_t dim = dev.dim[0] < dev.dim[1] ? dev.dim[0] : dev.dim[1];
+  CG_CHECK(ts >= 1 && ts <= MAX_TS && (size_t)(ts * ts) <= dev.items && (size_t)ts <= dim,
+           CG_BAD_INPUT,
+           "--kernel-param TS=%d: the work-group edge must be 1..%d with TS*TS <= %zu and "
+           "TS <= %zu here",
+           ts, (int)MAX_TS, dev.items, dim);
+  if (origin != CG_ORIGIN_OVERRIDE)
+    while (ts > 1 && local_bytes(var, ts) > dev.local_mem) ts /= 2;
   for (;;) {
-    CG_CHECK(local_bytes(var, ts) <= info->local_mem, CG_UNSUPPORTED,
-             "variant %s needs %zu bytes of local memory, the device has %llu", var->name,
-             local_bytes(var, ts), (unsigned long long)info->local_mem);
+    CG_CHECK(local_bytes(var, ts) <= dev.local_mem, CG_UNSUPPORTED,
+             "variant %s needs %zu bytes of local memory at TS=%d, the device has %llu",
+             var->name, local_bytes(var, ts), ts, (unsigned long long)dev.local_mem);
     snprintf(config->build_options, sizeof config->build_options, "-DTS=%d -DWPT=%d -DBK=%d", ts,
              var->outputs_per_item, (int)REGBLOCK_BK);
     CG_TRY(cg_backend_build(env, "matmul.cl", config->build_options, &mm->program, tally, err));
     mm->kernel = clCreateKernel(mm->program, var->kernel, &code);
     CG_CL_CHECK(clCreateKernel, code);
-    size_t kernel_wg = 0;
-    CG_CL(clGetKernelWorkGroupInfo, (mm->kernel, info->id, CL_KERNEL_WORK_GROUP_SIZE,
-                                     sizeof kernel_wg, &kernel_wg, NULL));
-    if (kernel_wg >= (size_t)(ts * ts)) break;
+    cg_cl_group_limits lim = dev;
+    uint64_t used = 0;
+    CG_TRY(cg_cl_kernel_limits(info, mm->kernel, &lim, &used, err));
+    const bool fits = lim.items >= (size_t)(ts * ts) && used <= dev.local_mem;
+    if (fits) break;
     CG_CHECK(origin != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
-             "--kernel-param TS=%d: kernel %s allows %zu work-items per group on this device", ts,
-             var->kernel, kernel_wg);
-    CG_CHECK(edge_for(kernel_wg) < ts, CG_UNSUPPORTED,
-             "kernel %s allows %zu work-items per group on this device", var->kernel, kernel_wg);
-    ts = edge_for(kernel_wg);
-    origin = CG_ORIGIN_FALLBACK;
+             "--kernel-param TS=%d: kernel %s allows %zu work-items per group and needs %llu "
+             "bytes of local memory (the device has %llu)",
+             ts, var->kernel, lim.items, (unsigned long long)used,
+             (unsigned long long)dev.local_mem);
+    const int next = used > dev.local_mem ? ts / 2 : (int)cg_cl_square_edge(&lim, (size_t)ts);
+    CG_CHECK(next >= 1 && next < ts, CG_UNSUPPORTED,
+             "kernel %s allows %zu work-items per group and needs %llu bytes of local memory on "
+             "this device (it has %llu)",
+             var->kernel, lim.items, (unsigned long long)used, (unsigned long long)dev.local_mem);
+    ts = next;
     release_kernel(mm);
   }
+  if (ts < edge && origin == CG_ORIGIN_DEFAULT) origin = CG_ORIGIN_FALLBACK;
   *ts_out = ts;
   cg_kernel_config_set(config, "TS", ts, origin);
   cg_kernel_config_set(config, "WPT", var->outputs_per_item, CG_ORIGIN_DEFAULT);

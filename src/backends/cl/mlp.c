@@ -52,51 +52,51 @@ static void cl_mlp_release(void *state) {
   free(m);
 }
 
-static size_t kernel_wg(cl_kernel k, const cg_device_info *info) {
-  size_t wg = 0;
-  if (clGetKernelWorkGroupInfo(k, info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL) !=
-      CL_SUCCESS)
-    return 0;
-  return wg;
-}
-
 /* ---- per-op ---------------------------------------------------------------------------- */
 
-/* The largest power-of-two edge whose square fits in `items` work-items, at most 16. */
-static size_t edge_for(size_t items) {
-  size_t ts = 16;
-  while (ts > 1 && ts * ts > items) ts /= 2;
-  return ts;
-}
+/* mlp_gemm's tiles of A and B, padded by a column. */
+static size_t gemm_local_bytes(size_t ts) { return 2 * ts * (ts + 1) * sizeof(float); }
 
-/* Build with gemm work-groups of ts x ts; a driver may allow fewer work-items for the built
- * kernel than the device maximum (rusticl on llvmpipe: 32), and then the build is redone with the
- * largest edge that fits, as the matmul kernels of the cl backend do. */
+/* Build with gemm work-groups of ts x ts, as large as the device allows up to 16 and as its local
+ * memory holds the tiles. A driver may allow the built kernel fewer work-items than the device
+ * (rusticl on llvmpipe: 32), or the kernel may need more local memory than its tiles
+ * (CL_KERNEL_LOCAL_MEM_SIZE counts what the driver adds): then the build is redone with the
+ * next edge that fits, as the matmul kernels of the cl backend do. */
 static cg_rc build_per_op(const cg_backend_env *env, cl_mlp *m, cg_kernel_config *config,
                           cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
-  size_t ts = edge_for(info->max_work_group);
-  cg_origin origin = CG_ORIGIN_DEFAULT;
+  cg_cl_group_limits dev;
+  CG_TRY(cg_cl_device_limits(info, &dev, err));
+  const size_t edge = cg_cl_square_edge(&dev, 16);
+  size_t ts = edge;
+  while (ts > 1 && gemm_local_bytes(ts) > dev.local_mem) ts /= 2;
   for (;;) {
+    CG_CHECK(gemm_local_bytes(ts) <= dev.local_mem, CG_UNSUPPORTED,
+             "kernel mlp_gemm needs %zu bytes of local memory at TS=%zu, the device has %llu",
+             gemm_local_bytes(ts), ts, (unsigned long long)dev.local_mem);
     snprintf(config->build_options, sizeof config->build_options, "-DTS=%zu", ts);
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->gemm = clCreateKernel(m->program, "mlp_gemm", &code);
     CG_CL_CHECK(clCreateKernel, code);
-    const size_t wg = kernel_wg(m->gemm, info);
-    if (wg >= ts * ts) break;
-    CG_CHECK(edge_for(wg) < ts, CG_UNSUPPORTED,
-             "kernel mlp_gemm allows %zu work-items per group on this device", wg);
-    ts = edge_for(wg);
-    origin = CG_ORIGIN_FALLBACK;
+    cg_cl_group_limits lim = dev;
+    uint64_t used = 0;
+    CG_TRY(cg_cl_kernel_limits(info, m->gemm, &lim, &used, err));
+    if (lim.items >= ts * ts && used <= dev.local_mem) break;
+    const size_t next = used > dev.local_mem ? ts / 2 : cg_cl_square_edge(&lim, ts);
+    CG_CHECK(next >= 1 && next < ts, CG_UNSUPPORTED,
+             "kernel mlp_gemm allows %zu work-items per group and needs %llu bytes of local "
+             "memory on this device (it has %llu)",
+             lim.items, (unsigned long long)used, (unsigned long long)dev.local_mem);
+    ts = next;
     clReleaseKernel(m->gemm);
     clReleaseProgram(m->program);
     m->gemm = NULL;
     m->program = NULL;
   }
   m->ts = ts;
-  cg_kernel_config_set(config, "TS", (int)ts, origin);
+  cg_kernel_config_set(config, "TS", (int)ts, ts < edge ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT);
   CG_TRY(cg_mlp_eltwise_create(m->program, info, &m->step.ew, err));
 cleanup:
   return rc;
@@ -132,17 +132,20 @@ cleanup:
 
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-/* The blocking of the fused kernels within `limit` work-items per group and the device's local
- * memory. Launch A: up to 16 x 16 work-items with R x R register blocks, R = 8 (128 x 128 tiles
- * of w1) where the shape gives enough tiles; R halves until there are at least half as many tiles
- * as compute units, since a small shape is latency-bound and wants work-groups while a big one
- * wants register blocking. Then one row tile per work-group (TPG). Then two launches when one
- * work-group can sum the partials quickly (about 64 loads per work-item), else three. Overrides
- * (TX, TY, R, KC, TPG, THREE, DZ1A) replace the choices, for tuning on a device; the result stays
- * correct for any valid setting. A value that the local memory made smaller than the rule's
- * choice is a fallback (build_fused marks those that the kernels' work-group limits shrank). */
+/* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
+ * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
+ * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
+ * halves until there are at least half as many tiles as compute units, since a small shape is
+ * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
+ * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
+ * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
+ * Overrides (TX, TY, R, KC, TPG, THREE, DZ1A) replace the choices, for tuning on a device; the
+ * result stays correct for any valid setting. A value that the local memory made smaller than the
+ * rule's choice is a fallback (build_fused marks those that the kernels' work-group limits
+ * shrank). */
 static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
-                             const cg_kernel_overrides *ov, fused_config *c, cg_error *err) {
+                             uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
+                             cg_error *err) {
   cg_rc rc = CG_OK;
   const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
   const int cu = info->compute_units ? (int)info->compute_units : 1;
@@ -179,7 +182,7 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
     if (c->rm2 > r) c->rm2 = r;
     const int bi = c->ty * r, bj = c->tx * r, nc = c->ty * c->rm2;
     local = (size_t)c->kc * (size_t)((bi > nc ? bi : nc) + 1 + bj) * sizeof(float);
-    if (local <= info->local_mem) break;
+    if (local <= local_mem) break;
     if (c->kc > 1) {
       c->kc /= 2;
     } else if (r > 1) {
@@ -189,9 +192,9 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
       break;
     }
   }
-  CG_CHECK(local <= info->local_mem, CG_UNSUPPORTED,
+  CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
-           (unsigned long long)info->local_mem);
+           (unsigned long long)local_mem);
   if (r < r0) c->origin.r = CG_ORIGIN_FALLBACK;
   if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
   c->nch = ceil_div(N, c->ty * c->rm2);
@@ -209,6 +212,14 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
 
   c->wgb = (int)cg_pow2_floor(limit < 1024 ? limit : 1024);
   c->origin.wgb = CG_ORIGIN_DEFAULT;
+  /* launch B keeps a float per work-item in local memory */
+  while (c->wgb > 1 && (size_t)c->wgb * sizeof(float) > local_mem) {
+    c->wgb /= 2;
+    c->origin.wgb = CG_ORIGIN_FALLBACK;
+  }
+  CG_CHECK((size_t)c->wgb * sizeof(float) <= local_mem, CG_UNSUPPORTED,
+           "variant fused needs %zu bytes of local memory for launch B, the device has %llu",
+           (size_t)c->wgb * sizeof(float), (unsigned long long)local_mem);
   c->three = (double)c->rgroups * N * H > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
@@ -219,11 +230,11 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->rc = 32;
   while (c->rc > 1 && ceil_div(H, c->rc) < cu) c->rc /= 2;
   const int rc0 = c->rc;
-  while (c->rc > 1 && ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) > info->local_mem)
+  while (c->rc > 1 && ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) > local_mem)
     c->rc /= 2;
   c->origin.rc = c->rc < rc0 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
   if (c->three)
-    CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= info->local_mem,
+    CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= local_mem,
              CG_UNSUPPORTED, "variant fused: batch %d is too large for the local memory", N);
   c->rr = N;
   c->rcb = ceil_div(H, c->rc);
@@ -247,18 +258,26 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
     cg_kernel_config_set(config, params[i].name, params[i].value, params[i].origin);
 }
 
+/* Configure, build, and check the built kernels against what the configuration assumed; when
+ * they allow fewer work-items (rusticl on llvmpipe: 32), or need more local memory than the
+ * arrays they declare (CL_KERNEL_LOCAL_MEM_SIZE counts what the driver adds), configure again
+ * within that and rebuild. */
 static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config *config,
                          cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
   const cg_mlp_shape s = m->md.setup.shape;
-  size_t limit = info->max_work_group;
+  cg_cl_group_limits dev;
+  CG_TRY(cg_cl_device_limits(info, &dev, err));
+  /* every fused launch is a row of work-items: the first dimension's limit bounds it too */
+  size_t limit = dev.items < dev.dim[0] ? dev.items : dev.dim[0];
+  uint64_t budget = dev.local_mem;
   fused_config first = {0};
-  for (;;) {
+  for (bool configured = false;; configured = true) {
     fused_config *c = &m->cfg;
-    CG_TRY(fused_configure(s, info, limit, env->overrides, c, err));
-    if (limit == info->max_work_group) first = *c;
+    CG_TRY(fused_configure(s, info, limit, budget, env->overrides, c, err));
+    if (!configured) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
              "-DRM2=%d -DKC=%d -DTPG=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d "
@@ -274,19 +293,36 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
       m->reduce = clCreateKernel(m->program, "mlp_fused_reduce", &code);
       CG_CL_CHECK(clCreateKernel, code);
     }
-    /* As for the matmul kernels: when the built kernels allow fewer work-items than asked for,
-     * configure again within what they allow and rebuild. */
-    const size_t wg_wide = kernel_wg(m->wide, info), wg_small = kernel_wg(m->small, info),
-                 wg_reduce = m->reduce ? kernel_wg(m->reduce, info) : limit;
-    size_t allowed = wg_wide < wg_small ? wg_wide : wg_small;
-    if (wg_reduce < allowed) allowed = wg_reduce;
-    if (wg_wide >= (size_t)(c->tx * c->ty) && wg_small >= (size_t)c->wgb &&
-        wg_reduce >= (size_t)c->wr)
-      break;
-    CG_CHECK(allowed >= 1 && allowed < limit, CG_UNSUPPORTED,
-             "fused kernels allow %zu, %zu and %zu work-items per group on this device", wg_wide,
-             wg_small, wg_reduce);
-    limit = allowed;
+    const cl_kernel kernels[3] = {m->wide, m->small, m->reduce};
+    const size_t wanted[3] = {(size_t)(c->tx * c->ty), (size_t)c->wgb, (size_t)c->wr};
+    size_t wg[3] = {limit, limit, limit}, allowed = limit;
+    uint64_t used_most = 0;
+    bool fits = true;
+    for (int k = 0; k < 3; ++k) {
+      if (!kernels[k]) continue;
+      cg_cl_group_limits lim = dev;
+      uint64_t used = 0;
+      CG_TRY(cg_cl_kernel_limits(info, kernels[k], &lim, &used, err));
+      wg[k] = lim.items;
+      if (wg[k] < allowed) allowed = wg[k];
+      if (used > used_most) used_most = used;
+      fits = fits && wg[k] >= wanted[k];
+    }
+    if (fits && used_most <= dev.local_mem) break;
+    if (!fits) {
+      CG_CHECK(allowed >= 1 && allowed < limit, CG_UNSUPPORTED,
+               "fused kernels allow %zu, %zu and %zu work-items per group on this device", wg[0],
+               wg[1], wg[2]);
+      limit = allowed;
+    }
+    if (used_most > dev.local_mem) {
+      /* what the driver adds beyond the declared arrays comes off the budget */
+      const uint64_t over = used_most - dev.local_mem;
+      CG_CHECK(over < budget, CG_UNSUPPORTED,
+               "fused kernels need %llu bytes of local memory, the device has %llu",
+               (unsigned long long)used_most, (unsigned long long)dev.local_mem);
+      budget -= over;
+    }
     clReleaseKernel(m->wide);
     clReleaseKernel(m->small);
     if (m->reduce) clReleaseKernel(m->reduce);

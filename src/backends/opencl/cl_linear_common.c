@@ -20,21 +20,21 @@ static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
 
 /* The largest power of two not above cap, the device's and the kernel's limits: a driver may
- * allow a kernel fewer work-items than the device maximum (rusticl on llvmpipe: 32). A size
- * below the power of two of cap alone is a fallback to those limits. */
+ * allow a kernel fewer work-items than the device maximum (rusticl on llvmpipe: 32), or fewer in
+ * the first dimension than in all, and local_per_item bytes of local memory per work-item must
+ * fit beside the kernel's own (CL_KERNEL_LOCAL_MEM_SIZE). A size below the power of two of cap
+ * alone is a fallback to those limits. */
 static cg_rc pick_local(cg_linear_device *l, cl_kernel kernel, size_t cap, size_t local_per_item,
                         size_t *out, cg_origin *origin, cg_error *err) {
   cg_rc rc = CG_OK;
-  size_t kernel_wg = 0;
-  CG_CL(clGetKernelWorkGroupInfo, (kernel, l->info->id, CL_KERNEL_WORK_GROUP_SIZE,
-                                   sizeof kernel_wg, &kernel_wg, NULL));
-  size_t lim = cap;
-  if (kernel_wg < lim) lim = kernel_wg;
-  if (l->info->max_work_group < lim) lim = l->info->max_work_group;
-  if (local_per_item && l->info->local_mem / local_per_item < lim)
-    lim = (size_t)(l->info->local_mem / local_per_item);
-  CG_CHECK(lim >= 1, CG_UNSUPPORTED, "the device allows no work-group for the linear kernels");
-  *out = cg_pow2_floor(lim);
+  cg_cl_group_limits lim;
+  CG_TRY(cg_cl_device_limits(l->info, &lim, err));
+  CG_TRY(cg_cl_kernel_limits(l->info, kernel, &lim, NULL, err));
+  if (local_per_item && lim.local_mem / local_per_item < lim.items)
+    lim.items = (size_t)(lim.local_mem / local_per_item);
+  CG_CHECK(lim.items >= 1 && lim.dim[0] >= 1, CG_UNSUPPORTED,
+           "the device allows no work-group for the linear kernels");
+  *out = cg_cl_row_width(&lim, cap);
   *origin = *out < cg_pow2_floor(cap) ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
 cleanup:
   return rc;
@@ -142,6 +142,11 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
   int major = 1, minor = 0;
   if (sscanf(l->info->version, "OpenCL %d.%d", &major, &minor) == 2)
     l->cl12 = major > 1 || minor >= 2;
+#ifdef CLGAUGE_OPENCL_1_1_PATHS
+  /* A build for tests only (tests/test_linear_cl11.c): the OpenCL 1.1 paths on any device, so
+   * that they run where no 1.1 device is. */
+  l->cl12 = false;
+#endif
   l->rows = s.batch < s.samples ? s.batch : s.samples;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, S = (size_t)s.samples;
   const size_t rows = (size_t)l->rows, batch_bytes = rows * (F + 1) * 4;

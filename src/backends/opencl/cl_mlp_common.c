@@ -169,16 +169,25 @@ cg_rc cg_mlp_eltwise_create(cl_program program, const cg_device_info *info, cg_m
                                       "mlp_loss_dy"};
   cl_kernel *kernels[] = {&ew->relu, &ew->relu_backward, &ew->sgd, &ew->loss_dy};
   memset(ew, 0, sizeof *ew);
+  cg_cl_group_limits dev;
+  CG_TRY(cg_cl_device_limits(info, &dev, err));
   for (int i = 0; i < 4; ++i) {
     *kernels[i] = clCreateKernel(program, names[i], &code);
     CG_CL_CHECK(clCreateKernel, code);
-    /* The kernel's own limit, which can be far below the device's (rusticl on llvmpipe: 32). */
-    size_t wg = 0;
-    CG_CL(clGetKernelWorkGroupInfo,
-          (*kernels[i], info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
-    if (wg > info->max_work_group) wg = info->max_work_group;
-    CG_CHECK(wg >= 1, CG_UNSUPPORTED, "kernel %s allows no work-items on this device", names[i]);
-    ew->local[i] = cg_pow2_floor(wg < 256 ? wg : 256);
+    /* The kernel's own limits, which can be far below the device's (rusticl on llvmpipe: 32
+     * work-items). */
+    cg_cl_group_limits lim = dev;
+    CG_TRY(cg_cl_kernel_limits(info, *kernels[i], &lim, NULL, err));
+    CG_CHECK(lim.items >= 1, CG_UNSUPPORTED, "kernel %s allows no work-items on this device",
+             names[i]);
+    ew->local[i] = cg_cl_row_width(&lim, 256);
+    /* mlp_loss_dy: a float of local memory per work-item, beside the kernel's own */
+    if (kernels[i] == &ew->loss_dy) {
+      while (ew->local[i] > 1 && ew->local[i] * sizeof(float) > lim.local_mem) ew->local[i] /= 2;
+      CG_CHECK(ew->local[i] * sizeof(float) <= lim.local_mem, CG_UNSUPPORTED,
+               "kernel %s needs %zu bytes of local memory, the device has %llu left for it",
+               names[i], ew->local[i] * sizeof(float), (unsigned long long)lim.local_mem);
+    }
   }
 cleanup:
   if (rc != CG_OK) cg_mlp_eltwise_release(ew);

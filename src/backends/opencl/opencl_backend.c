@@ -1,9 +1,10 @@
-/* What the OpenCL backends share: device opening, counted program builds, checked buffers, and
- * device times of runs. */
+/* What the OpenCL backends share: device opening, counted program builds, checked buffers,
+ * device times of runs, and the limits of a work-group. */
 #include "backends/opencl/opencl_backend.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 cg_rc cg_cl_backend_open(const cg_device_info *info, void **device, const char **no_device_time,
@@ -74,4 +75,60 @@ size_t cg_pow2_floor(size_t v) {
   size_t p = 1;
   while (p * 2 <= v) p *= 2;
   return p;
+}
+
+cg_cl_group_limits cg_cl_limits_of(size_t max_group, const size_t max_items[2],
+                                   cl_device_local_mem_type local_type, uint64_t local_size) {
+  cg_cl_group_limits l = {max_group, {max_items[0], max_items[1]}, local_size};
+  if (local_type == CL_NONE) l.local_mem = 0;
+  return l;
+}
+
+cg_rc cg_cl_device_limits(const cg_device_info *info, cg_cl_group_limits *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  size_t items[2] = {1, 1}, *all = NULL;
+  cl_uint dims = 0;
+  cl_device_local_mem_type type = CL_LOCAL;
+  CG_CL(clGetDeviceInfo,
+        (info->id, CL_DEVICE_MAX_WORK_ITEM_DIMENSIONS, sizeof dims, &dims, NULL));
+  CG_CHECK(dims >= 1, CG_UNSUPPORTED, "the device has no work-item dimension");
+  /* the answer has one size per dimension, and there may be more than three */
+  all = calloc(dims, sizeof *all);
+  CG_CHECK(all, CG_ERROR, "out of memory");
+  CG_CL(clGetDeviceInfo, (info->id, CL_DEVICE_MAX_WORK_ITEM_SIZES, dims * sizeof *all, all, NULL));
+  items[0] = all[0];
+  if (dims > 1) items[1] = all[1];
+  CG_CL(clGetDeviceInfo, (info->id, CL_DEVICE_LOCAL_MEM_TYPE, sizeof type, &type, NULL));
+  *out = cg_cl_limits_of(info->max_work_group, items, type, info->local_mem);
+cleanup:
+  free(all);
+  return rc;
+}
+
+cg_rc cg_cl_kernel_limits(const cg_device_info *info, cl_kernel kernel, cg_cl_group_limits *limits,
+                          uint64_t *kernel_local, cg_error *err) {
+  cg_rc rc = CG_OK;
+  size_t wg = 0;
+  cl_ulong used = 0;
+  CG_CL(clGetKernelWorkGroupInfo,
+        (kernel, info->id, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL));
+  CG_CL(clGetKernelWorkGroupInfo,
+        (kernel, info->id, CL_KERNEL_LOCAL_MEM_SIZE, sizeof used, &used, NULL));
+  if (wg < limits->items) limits->items = wg;
+  limits->local_mem = used < limits->local_mem ? limits->local_mem - used : 0;
+  if (kernel_local) *kernel_local = used;
+cleanup:
+  return rc;
+}
+
+size_t cg_cl_square_edge(const cg_cl_group_limits *l, size_t cap) {
+  size_t e = cg_pow2_floor(cap ? cap : 1);
+  while (e > 1 && (e * e > l->items || e > l->dim[0] || e > l->dim[1])) e /= 2;
+  return e;
+}
+
+size_t cg_cl_row_width(const cg_cl_group_limits *l, size_t cap) {
+  size_t w = cap < l->items ? cap : l->items;
+  if (l->dim[0] < w) w = l->dim[0];
+  return cg_pow2_floor(w ? w : 1);
 }

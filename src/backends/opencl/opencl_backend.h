@@ -1,10 +1,11 @@
 /* Private to src/backends: what the OpenCL backends (clblast, cl) share: opening the device,
- * program builds counted for the compile kind, checked buffers, and a run's device time from the
- * span of its events. */
+ * program builds counted for the compile kind, checked buffers, a run's device time from the
+ * span of its events, and the limits of a work-group. */
 #ifndef CLGAUGE_OPENCL_BACKEND_H
 #define CLGAUGE_OPENCL_BACKEND_H
 
 #include <CL/cl.h>
+#include <stdint.h>
 
 #include "clgauge/backend.h"
 #include "clgauge/device.h"
@@ -43,5 +44,33 @@ void cg_cl_span_result(cg_device_span *span, cg_run_result *out);
 
 /* The largest power of two not above v (v >= 1). */
 size_t cg_pow2_floor(size_t v);
+
+/* What one work-group may have: work-items in all, in each of the first two dimensions (a device
+ * may allow fewer in one dimension than in all: CL_DEVICE_MAX_WORK_ITEM_SIZES), and bytes of
+ * local memory. A device's limits, then a built kernel's within them. */
+typedef struct cg_cl_group_limits {
+  size_t items;
+  size_t dim[2];
+  uint64_t local_mem;
+} cg_cl_group_limits;
+
+/* The limits from the device's answers: CL_DEVICE_MAX_WORK_GROUP_SIZE, MAX_WORK_ITEM_SIZES, and
+ * CL_DEVICE_LOCAL_MEM_SIZE, which is no local memory at all where CL_DEVICE_LOCAL_MEM_TYPE is
+ * CL_NONE (a custom device); CL_GLOBAL (local memory emulated in global memory, as on the CPU
+ * drivers) still bounds what a work-group may declare, so its size counts. */
+cg_cl_group_limits cg_cl_limits_of(size_t max_group, const size_t max_items[2],
+                                   cl_device_local_mem_type local_type, uint64_t local_size);
+cg_rc cg_cl_device_limits(const cg_device_info *info, cg_cl_group_limits *out, cg_error *err);
+/* Within a built kernel's own limits too: CL_KERNEL_WORK_GROUP_SIZE (a driver may allow a
+ * kernel far fewer work-items than the device: rusticl on llvmpipe, 32), and the local memory
+ * left beside the kernel's own (CL_KERNEL_LOCAL_MEM_SIZE: the __local arrays it declares and
+ * what the driver adds, before any __local argument is set); *kernel_local gets the latter
+ * (may be NULL). */
+cg_rc cg_cl_kernel_limits(const cg_device_info *info, cl_kernel kernel, cg_cl_group_limits *limits,
+                          uint64_t *kernel_local, cg_error *err);
+/* The largest power-of-two edge e <= cap of an e x e work-group within the limits (1 at least). */
+size_t cg_cl_square_edge(const cg_cl_group_limits *l, size_t cap);
+/* The largest power-of-two width w <= cap of a w x 1 work-group within the limits (1 at least). */
+size_t cg_cl_row_width(const cg_cl_group_limits *l, size_t cap);
 
 #endif
