@@ -107,6 +107,10 @@ bool cli_double(const char *option, const char *text, double min, double max, do
   return true;
 }
 
+/* GCC 12's analyzer loses the names stored at a varying index of the list (and freed through it)
+ * and reports them as leaked: false positives. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wanalyzer-malloc-leak"
 bool cli_list(const char *option, const char *text, char ***out) {
   size_t max = 1;
   for (const char *c = text; *c; ++c) max += *c == ',';
@@ -142,6 +146,7 @@ void cli_list_free(char **list) {
   for (int i = 0; list && list[i]; ++i) free(list[i]);
   free(list);
 }
+#pragma GCC diagnostic pop
 
 int cli_int_options(int argc, char **argv, int *i, const cli_int_opt *opts, int n) {
   for (int k = 0; k < n; ++k) {

@@ -5,6 +5,7 @@
  * that joins back into the text with no empty name, options that stay inside the vector. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,8 +14,11 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static void check(int ok) {
-  if (!ok) abort();
+/* A broken promise: said (when stderr is open: reproducing one input) and a crash for libFuzzer. */
+#define check(ok) ((ok) ? (void)0 : broken(#ok, __LINE__))
+static void broken(const char *what, int line) {
+  fprintf(stderr, "%s:%d: broken: %s\n", __FILE__, line, what);
+  abort();
 }
 
 static void value_parsers(const char *text) {
@@ -31,7 +35,7 @@ static void value_parsers(const char *text) {
   if (cli_double("--lr", text, 0, 1e3, &d)) check(isfinite(d) && d >= 0 && d <= 1e3);
 
   char **list = NULL;
-  if (cli_list("--backend", text, 8, &list)) {
+  if (cli_list("--backend", text, &list)) {
     /* the names, joined with commas, are the text again */
     size_t at = 0;
     int n = 0;
@@ -43,7 +47,7 @@ static void value_parsers(const char *text) {
       check(text[at] == (list[n + 1] ? ',' : '\0'));
       at += list[n + 1] != NULL;
     }
-    check(n >= 1 && n <= 8);
+    check(n >= 1);
     cli_list_free(list);
   }
 

@@ -350,6 +350,9 @@ static cg_rc upload_pinned_group(cg_linear_device *l, int g, const int *order, c
     l->slot_up[slot] = NULL;
   }
   float *rows_dst = l->staging_ptr[slot];
+  /* A batch is rows x F floats, then its rows' labels as ints (both 4 bytes, as the kernels
+   * read them), in untyped memory: mapped here, malloc'd below. */
+  /* cppcheck-suppress invalidPointerCast */
   gather_host(l, order + (size_t)pg.k0 * s.batch, rows, rows_dst, (int *)(rows_dst + rows * F));
   CG_TRY(begin_batch(l, pg.k0, err));
   cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
@@ -428,6 +431,7 @@ cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
       if (t == CG_TRANSFER_PAGEABLE) {
         /* A framework's copy from pageable memory: the host returns when the copy is done. */
         float *rows = l->host_batch;
+        /* cppcheck-suppress invalidPointerCast ; floats then labels, as above */
         gather_host(l, order + start, n, rows, (int *)(rows + (size_t)n * F));
         CG_CL(clEnqueueWriteBuffer,
               (l->queue, l->dev_batch[0], CL_TRUE, 0, (size_t)n * (F + 1) * 4, l->host_batch, 0,
