@@ -1,8 +1,9 @@
-/* Hand-written fp32 matrix products C (M x N) = A (M x K) * B (K x N), row-major, in three
+/* Hand-written fp32 matrix products C (M x N) = A (M x K) * B (K x N), row-major, in four
  * variants of increasing data reuse. OpenCL C 1.1, so that every driver builds them. Every
  * variant takes any M, N, K: work-items outside C load zeros and write nothing.
  * Build options: -DTS=<n> (tile edge of naive/tiled, and the work-group edge of regblock),
- * -DWPT=<n> (outputs per work-item per dimension in regblock), -DBK=<n> (k-slice of regblock). */
+ * -DWPT=<n> (outputs per work-item per dimension in regblock), -DBK=<n> (k-slice of regblock);
+ * matmul_pipelined is built only when -DMWG=<n> is given, with its own parameters (see there). */
 
 #ifndef TS
 #define TS 16
@@ -94,3 +95,173 @@ matmul_regblock(const int M, const int N, const int K, __global const float *A,
     }
   }
 }
+
+#ifdef MWG
+/* Pipelined register blocking. A work-group computes an MWG x NWG block of C, each work-item
+ * WM x WN elements of it in registers; the k dimension goes by slices of KWG. Local tiles are
+ * double-buffered, and each work-item loads its share of slice s+1 from global memory into
+ * registers before it multiplies slice s, so that one barrier per slice suffices and the loads'
+ * latency hides behind the arithmetic. Local memory is read VW floats at a time: a work-item's
+ * rows (and columns) come in runs of VW, runs DM (DN) vectors apart, so that neighbouring
+ * work-items read neighbouring vectors.
+ * Edges: rows and columns outside C are clamped to the last one when loading (their results are
+ * never stored), so only the last, partial k-slice checks its loads; the main loop has no bounds
+ * check. Global loads are scalar, so that any M, N, K (not only multiples of VW) take the same
+ * path: they cost a few instructions per slice against WM*WN*KWG multiply-adds.
+ * Build options: -DMWG, -DNWG (block of C per work-group), -DKWG (k-slice), -DWM, -DWN (outputs
+ * per work-item; MWG % WM == 0, NWG % WN == 0), -DVW (1, 2 or 4, dividing WM and WN), -DPAD
+ * (vectors added to each k-row of the A tile, against bank conflicts when it is filled). The
+ * work-group is (NWG/WN) x (MWG/WM). */
+#ifndef NWG
+#define NWG MWG
+#endif
+#ifndef KWG
+#define KWG 16
+#endif
+#ifndef WM
+#define WM 8
+#endif
+#ifndef WN
+#define WN 8
+#endif
+#ifndef VW
+#define VW 4
+#endif
+#ifndef PAD
+#define PAD 1
+#endif
+
+#if VW == 1
+typedef float floatv;
+#define LANE(x, v) (x)
+#define VEC(f) (f(0))
+#elif VW == 2
+typedef float2 floatv;
+#define LANE(x, v) ((v) == 0 ? (x).s0 : (x).s1)
+#define VEC(f) ((float2)(f(0), f(1)))
+#elif VW == 4
+typedef float4 floatv;
+#define LANE(x, v) ((v) == 0 ? (x).s0 : (v) == 1 ? (x).s1 : (v) == 2 ? (x).s2 : (x).s3)
+#define VEC(f) ((float4)(f(0), f(1), f(2), f(3)))
+#else
+#error "VW must be 1, 2 or 4"
+#endif
+
+#define DM (MWG / WM) /* work-items along M (local id 1) */
+#define DN (NWG / WN) /* work-items along N (local id 0) */
+#define NT (DM * DN)
+#define MV (MWG / VW) /* vectors per k-row of the A tile */
+#define NV (NWG / VW)
+#define LA ((MV * KWG + NT - 1) / NT) /* vectors of a slice of A each work-item loads */
+#define LB ((NV * KWG + NT - 1) / NT)
+
+/* Slice of A starting at column t into ra, of B starting at row t into rb; with `checked`,
+ * elements at k >= K load as zeros (the last, partial slice). Where the work-items do not share
+ * a slice evenly, the last vectors of some lie beyond it and load nothing. */
+#define A_IN(l) (LA * NT == MV * KWG || lid + (l) * NT < MV * KWG)
+#define B_IN(l) (LB * NT == NV * KWG || lid + (l) * NT < NV * KWG)
+#define A_LANE(v) (A_IN(l) && (!(checked) || t + a_k[l] < K) ? A[a_off[l][v] + t] : 0.0f)
+#define B_LANE(v) (B_IN(l) && (!(checked) || t + b_k[l] < K) ? B[b_off[l][v] + t * N] : 0.0f)
+#define LOAD_SLICE(t_, checked_)                                                                  \
+  do {                                                                                            \
+    const int t = (t_), checked = (checked_);                                                     \
+    for (int l = 0; l < LA; ++l) ra[l] = VEC(A_LANE);                           \
+    for (int l = 0; l < LB; ++l) rb[l] = VEC(B_LANE);                           \
+  } while (0)
+/* Registers into local buffer b: A transposed to k-major (Al[b][k][m]), B as it is. */
+#define STORE_SLICE(b)                                                                            \
+  do {                                                                                            \
+    for (int l = 0; l < LA; ++l) {                                              \
+      const int e = lid + l * NT;                                                                 \
+      if (A_IN(l)) Al[b][e % KWG][e / KWG] = ra[l];                   \
+    }                                                                                             \
+    for (int l = 0; l < LB; ++l) {                                              \
+      const int e = lid + l * NT;                                                                 \
+      if (B_IN(l)) Bl[b][e / NV][e % NV] = rb[l];                     \
+    }                                                                                             \
+  } while (0)
+
+__kernel __attribute__((reqd_work_group_size(DN, DM, 1))) void
+matmul_pipelined(const int M, const int N, const int K, __global const float *restrict A,
+                 __global const float *restrict B, __global float *restrict C) {
+  /* PAD shifts each k-row of the A tile by PAD vectors: work-items that fill it write down a
+   * column (consecutive k), which without it would all fall into the same banks. */
+  __local floatv Al[2][KWG][MV + PAD];
+  __local floatv Bl[2][KWG][NV];
+  const int tx = get_local_id(0), ty = get_local_id(1);
+  const int lid = ty * DN + tx;
+  const int row0 = get_group_id(1) * MWG, col0 = get_group_id(0) * NWG;
+
+  /* This work-item's share of every slice: the same places, shifted by the slice's start.
+   * Consecutive work-items take consecutive k of A (its rows are contiguous in k) and
+   * consecutive columns of B. */
+  int a_k[LA], a_off[LA][VW], b_k[LB], b_off[LB][VW];
+  #pragma unroll
+  for (int l = 0; l < LA; ++l) {
+    const int e = lid + l * NT;
+    a_k[l] = e % KWG;
+    #pragma unroll
+    for (int v = 0; v < VW; ++v)
+      a_off[l][v] = min(row0 + (e / KWG) * VW + v, M - 1) * K + a_k[l];
+  }
+  #pragma unroll
+  for (int l = 0; l < LB; ++l) {
+    const int e = lid + l * NT;
+    b_k[l] = e / NV;
+    #pragma unroll
+    for (int v = 0; v < VW; ++v)
+      b_off[l][v] = b_k[l] * N + min(col0 + (e % NV) * VW + v, N - 1);
+  }
+
+  float acc[WM][WN];
+  #pragma unroll
+  for (int i = 0; i < WM; ++i) {
+    #pragma unroll
+    for (int j = 0; j < WN; ++j) acc[i][j] = 0.0f;
+  }
+
+  const int full = K / KWG, slices = (K + KWG - 1) / KWG;
+  floatv ra[LA], rb[LB];
+  if (full > 0)
+    LOAD_SLICE(0, 0);
+  else
+    LOAD_SLICE(0, 1);
+  STORE_SLICE(0);
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int s = 0; s < slices; ++s) {
+    const int b = s & 1;
+    if (s + 1 < full)
+      LOAD_SLICE((s + 1) * KWG, 0);
+    else if (s + 1 < slices)
+      LOAD_SLICE((s + 1) * KWG, 1);
+    #pragma unroll
+    for (int k = 0; k < KWG; ++k) {
+      floatv a[WM / VW], bv[WN / VW];
+      #pragma unroll
+      for (int i = 0; i < WM / VW; ++i) a[i] = Al[b][k][i * DM + ty];
+      #pragma unroll
+      for (int j = 0; j < WN / VW; ++j) bv[j] = Bl[b][k][j * DN + tx];
+      #pragma unroll
+      for (int i = 0; i < WM; ++i) {
+        #pragma unroll
+        for (int j = 0; j < WN; ++j)
+          acc[i][j] += LANE(a[i / VW], i % VW) * LANE(bv[j / VW], j % VW);
+      }
+    }
+    /* Buffer 1-b was last read before the previous barrier; the next slice reads it after the
+     * barrier below. */
+    if (s + 1 < slices) STORE_SLICE(1 - b);
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+
+  #pragma unroll
+  for (int i = 0; i < WM; ++i) {
+    const int row = row0 + ((i / VW) * DM + ty) * VW + i % VW;
+    #pragma unroll
+    for (int j = 0; j < WN; ++j) {
+      const int col = col0 + ((j / VW) * DN + tx) * VW + j % VW;
+      if (row < M && col < N) C[row * N + col] = acc[i][j];
+    }
+  }
+}
+#endif

@@ -32,6 +32,13 @@ enum { NSHAPES = sizeof shapes / sizeof shapes[0] };
 
 /* Mirrors of cl/matmul.c's limits, which the records must respect. */
 enum { CL_MAX_TS = 32, CL_REGBLOCK_BK = 16 };
+/* The pipelined variant's parameters (src/backends/cl/matmul_pipelined.c), in its order, their
+ * ranges, and its default on a CPU device. */
+enum { PIPE_NPARAMS = 7 };
+static const char *const pipe_names[PIPE_NPARAMS] = {"MWG", "NWG", "KWG", "WM", "WN", "VW", "PAD"};
+static const int pipe_lo[PIPE_NPARAMS] = {1, 1, 1, 1, 1, 1, 0};
+static const int pipe_hi[PIPE_NPARAMS] = {256, 256, 64, 16, 16, 4, 8};
+static const int pipe_cpu_default[PIPE_NPARAMS] = {64, 64, 16, 4, 4, 4, 1};
 
 /* ---- what each looped test runs: (implementation, variant, device) ---- */
 
@@ -46,6 +53,16 @@ static int device_count(void) {
 }
 
 static bool is_cl(const cg_backend *b) { return strcmp(b->name, "cl") == 0; }
+
+/* The cl backend's variants; those that take TS (all but pipelined, which has its own
+ * parameters). */
+static int cl_variant_count(void) {
+  const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), "matmul");
+  int n = 0;
+  for (const char *const *v = impl ? impl->variants : NULL; v && *v; ++v) ++n;
+  return n;
+}
+static bool takes_ts(const char *variant) { return strcmp(variant, "pipelined") != 0; }
 
 /* The combos of the cl backend alone: its variants on every device. Counted without Check's
  * assertions, which cannot run while the suite is built. */
@@ -162,6 +179,44 @@ static bool has_define(const char *options, const char *name, int value) {
   return false;
 }
 
+/* The pipelined variant's configuration: its seven parameters and no TS, each within its range
+ * and consistent (WM and WN multiples of VW, the block a multiple of them), the work-group and
+ * the double-buffered tiles within the device's limits, the build options saying the same. On a
+ * CPU device a default value is the CPU default and a fallback one smaller; an override is
+ * checked by the caller. */
+static void check_pipelined_config(const cg_device_info *info, const cg_kernel_config *k,
+                                   const char *name) {
+  ck_assert_msg(find_param(k, "TS") == NULL, "%s: TS listed for pipelined", name);
+  ck_assert_int_eq(k->nparams, PIPE_NPARAMS);
+  int v[PIPE_NPARAMS];
+  for (int i = 0; i < PIPE_NPARAMS; ++i) {
+    const cg_kernel_param *p = find_param(k, pipe_names[i]);
+    ck_assert_msg(p != NULL, "%s: %s missing (options '%s')", name, pipe_names[i],
+                  k->build_options);
+    v[i] = p->value;
+    ck_assert_msg(v[i] >= pipe_lo[i] && v[i] <= pipe_hi[i], "%s: %s=%d outside %d..%d", name,
+                  pipe_names[i], v[i], pipe_lo[i], pipe_hi[i]);
+    ck_assert_msg(has_define(k->build_options, pipe_names[i], v[i]),
+                  "%s: build options '%s' lack -D%s=%d", name, k->build_options, pipe_names[i],
+                  v[i]);
+    if ((info->type & CL_DEVICE_TYPE_CPU) && p->origin == CG_ORIGIN_DEFAULT)
+      ck_assert_msg(v[i] == pipe_cpu_default[i], "%s: default %s=%d on a CPU, expected %d", name,
+                    pipe_names[i], v[i], pipe_cpu_default[i]);
+    if ((info->type & CL_DEVICE_TYPE_CPU) && p->origin == CG_ORIGIN_FALLBACK)
+      ck_assert_msg(v[i] < pipe_cpu_default[i], "%s: fallback %s=%d, default %d", name,
+                    pipe_names[i], v[i], pipe_cpu_default[i]);
+  }
+  const int mwg = v[0], nwg = v[1], kwg = v[2], wm = v[3], wn = v[4], vw = v[5], pad = v[6];
+  ck_assert_msg(vw != 3 && wm % vw == 0 && wn % vw == 0 && mwg % wm == 0 && nwg % wn == 0,
+                "%s: inconsistent MWG=%d NWG=%d WM=%d WN=%d VW=%d", name, mwg, nwg, wm, wn, vw);
+  const size_t items = (size_t)(mwg / wm) * (size_t)(nwg / wn);
+  ck_assert_msg(items <= info->max_work_group, "%s: %zu work-items, the device allows %zu", name,
+                items, info->max_work_group);
+  const size_t local = 2u * (size_t)kwg * ((size_t)mwg + (size_t)pad * vw + (size_t)nwg) * 4;
+  ck_assert_msg(local <= info->local_mem, "%s: %zu bytes of local tiles, the device has %llu",
+                name, local, (unsigned long long)info->local_mem);
+}
+
 /* The kernel configuration an implementation reported: empty for libraries and the host; for
  * the cl variants TS within the device's limits (as overridden when override_ts > 0, else the
  * default rule or a smaller fallback), WPT 1 or 4, regblock's BK, and build options that say the
@@ -183,6 +238,10 @@ static void check_kernel_config(const cg_backend *b, const char *variant,
     for (int j = 0; j < i; ++j)
       ck_assert_msg(strcmp(k->params[j].name, k->params[i].name) != 0, "%s: %s listed twice",
                     name, k->params[i].name);
+  }
+  if (strcmp(variant, "pipelined") == 0) {
+    check_pipelined_config(info, k, name);
+    return;
   }
   const cg_kernel_param *ts = find_param(k, "TS"), *wpt = find_param(k, "WPT"),
                         *bk = find_param(k, "BK");
@@ -648,6 +707,7 @@ START_TEST(test_kernel_config_prepare) {
   } cases[] = {{NULL, 0}, {"TS=4", 4}, {"TS=1", 1}, {"TS=0", -1}, {"TS=1000", -1},
                {"TS=-2", -1}, {"TS=64", -1}, {"TS=16", -2}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    if (cases[i].text && !takes_ts(c.variant)) continue; /* test_pipelined_overrides */
     cg_kernel_overrides ov;
     memset(&ov, 0, sizeof ov);
     if (cases[i].text) parse_overrides(&ov, cases[i].text);
@@ -676,6 +736,109 @@ START_TEST(test_kernel_config_prepare) {
 }
 END_TEST
 
+/* One product of the pipelined variant on fresh inputs, every element against the reference;
+ * the configuration it reported into *config. */
+static void pipelined_product(const cg_impl *impl, const cg_backend_env *env, shape s,
+                              cg_rng *rng, cg_kernel_config *config, const char *name) {
+  const cg_matmul_shape ms = {s.m, s.n, s.k};
+  const size_t na = (size_t)s.m * s.k, nb = (size_t)s.k * s.n, nc = (size_t)s.m * s.n;
+  cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
+  void *state = NULL;
+  cg_error err = {0};
+  ck_assert_msg(impl->prepare(env, "pipelined", NULL, &ms, &state, &prepared, &err) == CG_OK,
+                "%s, %dx%dx%d: prepare: %s", name, s.m, s.n, s.k, err.msg);
+  float *A = random_matrix(rng, na), *B = random_matrix(rng, nb), *ref = filled(nc, 0);
+  float *C = filled(nc, 1234.5f);
+  cg_ref_sgemm(s.m, s.n, s.k, A, B, ref);
+  ck_assert_msg(impl->upload(state, &(cg_matmul_inputs){A, B}, &err) == CG_OK, "%s: upload: %s",
+                name, err.msg);
+  const cg_run run = {0, 2, CG_RUN_FIRST, NULL};
+  ck_assert_msg(impl->enqueue(state, &run, &err) == CG_OK, "%s: enqueue: %s", name, err.msg);
+  cg_run_result res;
+  cg_run_result_init(&res);
+  ck_assert_msg(impl->finish(state, &res, &err) == CG_OK, "%s: finish: %s", name, err.msg);
+  ck_assert_msg(impl->download(state, &(cg_matmul_outputs){C}, &err) == CG_OK,
+                "%s: download: %s", name, err.msg);
+  const long bad = first_bad_element(C, ref, A, B, s);
+  ck_assert_msg(bad < 0, "%s, %dx%dx%d: element %ld is %g, reference %g (options '%s')", name,
+                s.m, s.n, s.k, bad, bad < 0 ? 0 : C[bad], bad < 0 ? 0 : ref[bad],
+                prepared.config.build_options);
+  *config = prepared.config;
+  free(A), free(B), free(ref), free(C);
+  impl->release(state);
+}
+
+/* The pipelined variant with its default and with overridden parameters, at shapes on both sides
+ * of its block of C and of its k-slice: blocks no power of two with work-groups whose items
+ * share a slice's loads unevenly (9x10 of 3x5, k-slices of 2, scalar loads), float2 loads with
+ * three vectors of padding, float4 with 8x8 outputs per work-item (as on a GPU); every element
+ * checked, every override reported as such. Values the kernel cannot take, or that cannot fit
+ * the device with the overrides given, are refused naming --kernel-param and the overrides. */
+START_TEST(test_pipelined_overrides) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  const cg_device_info *info = &list.items[_i];
+  const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), "matmul");
+  void *device = NULL;
+  const char *why = NULL;
+  cg_error err = {0};
+  ck_assert_msg(impl->backend->open(info, &device, &why, &err) == CG_OK, "open: %s", err.msg);
+  cg_rng rng;
+  cg_rng_seed(&rng, cg_test_seed());
+  static const struct {
+    const char *text;
+    shape shapes[5];
+  } cases[] = {
+      {NULL, {{65, 63, 17}, {129, 1, 16}, {1, 130, 15}}},
+      {"MWG=9,NWG=10,KWG=2,WM=3,WN=5,VW=1", {{19, 23, 7}, {9, 10, 12}, {1, 1, 1}}},
+      {"MWG=8,NWG=16,KWG=5,WM=2,WN=4,VW=2,PAD=3", {{17, 33, 11}, {8, 16, 5}}},
+      {"MWG=16,NWG=32,KWG=8,WM=8,WN=8", {{33, 31, 17}}},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    cg_kernel_overrides ov;
+    memset(&ov, 0, sizeof ov);
+    if (cases[c].text) parse_overrides(&ov, cases[c].text);
+    const cg_backend_env env = {.device = device, .overrides = cases[c].text ? &ov : NULL};
+    char name[400];
+    snprintf(name, sizeof name, "cl/pipelined, %s, on %s", cases[c].text ? cases[c].text : "default",
+             info->name);
+    for (int si = 0; si < 5 && cases[c].shapes[si].m; ++si) {
+      cg_kernel_config config;
+      pipelined_product(impl, &env, cases[c].shapes[si], &rng, &config, name);
+      check_pipelined_config(info, &config, name);
+      for (int o = 0; o < ov.count; ++o) {
+        const cg_kernel_param *p = find_param(&config, ov.items[o].name);
+        ck_assert_msg(p && p->value == ov.items[o].value && p->origin == CG_ORIGIN_OVERRIDE,
+                      "%s: %s=%d (%s), overridden to %d", name, ov.items[o].name,
+                      p ? p->value : -1, p ? cg_origin_name(p->origin) : "missing",
+                      ov.items[o].value);
+      }
+    }
+  }
+  static const char *const refused[] = {
+      "WM=3", "VW=3", "MWG=0", "NWG=257", "KWG=65", "PAD=9", "MWG=12,WM=8",
+      "MWG=256,NWG=256,WM=1,WN=1,VW=1", /* 65536 work-items: no device has them */
+  };
+  for (size_t r = 0; r < sizeof refused / sizeof refused[0]; ++r) {
+    cg_kernel_overrides ov;
+    parse_overrides(&ov, refused[r]);
+    const cg_backend_env env = {.device = device, .overrides = &ov};
+    const cg_matmul_shape ms = {17, 19, 23};
+    cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
+    void *state = NULL;
+    memset(&err, 0, sizeof err);
+    const cg_rc rc = impl->prepare(&env, "pipelined", NULL, &ms, &state, &prepared, &err);
+    char named[80];
+    snprintf(named, sizeof named, "--kernel-param %s", refused[r]);
+    ck_assert_msg(rc == CG_BAD_INPUT && strstr(err.msg, named) && !strchr(err.msg, '\n'),
+                  "%s on %s: rc %d, message '%s'", refused[r], info->name, rc, err.msg);
+    ck_assert_ptr_null(state);
+  }
+  impl->backend->close(device);
+  cg_device_list_free(&list);
+}
+END_TEST
+
 /* --kernel-param TS=4 (and TS=3, no power of two): every cl record runs with it, marked override,
  * and is still correct; the other backends ignore it. */
 START_TEST(test_kernel_override_records) {
@@ -695,7 +858,7 @@ START_TEST(test_kernel_override_records) {
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
-    ck_assert_int_eq(report.count, 1 + 3);
+    ck_assert_int_eq(report.count, 1 + cl_variant_count());
     for (int i = 0; i < report.count; ++i) {
       const cg_record *r = &report.records[i];
       char name[512];
@@ -713,8 +876,9 @@ START_TEST(test_kernel_override_records) {
 }
 END_TEST
 
-/* An override outside the limits (TS=0, TS=1000) fails each cl record with a message naming
- * --kernel-param TS; the other records still run and verify. Validation does not know the
+/* An override outside the limits (TS=0, TS=1000) fails each cl record that takes TS with a
+ * message naming --kernel-param TS; the other records (pipelined among them, whose parameters
+ * are its own) still run and verify. Validation does not know the
  * kernels' limits, so the job validates. */
 START_TEST(test_kernel_override_invalid) {
   cg_device_list list;
@@ -740,7 +904,7 @@ START_TEST(test_kernel_override_invalid) {
       char name[512];
       snprintf(name, sizeof name, "%s/%s, %s, on %s", r->backend, r->variant, texts[t],
                info->name);
-      if (strcmp(r->backend, "cl") != 0) {
+      if (strcmp(r->backend, "cl") != 0 || !takes_ts(r->variant)) {
         check_ok_record(r, &job, &sel, info, 0, name);
         if (i == 0)
           check_adopted(r, name);
@@ -761,7 +925,7 @@ START_TEST(test_kernel_override_invalid) {
       ck_assert_msg(isnan(r->upload_ms) && isnan(r->download_ms) && isnan(r->verify_error),
                     "%s: a phase after the failed prepare measured", name);
     }
-    ck_assert_int_eq(failed, 3);
+    ck_assert_int_eq(failed, cl_variant_count() - 1);
     cg_report_free(&report);
   }
   cg_device_list_free(&list);
@@ -795,8 +959,8 @@ START_TEST(test_kernel_dir) {
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
-    ck_assert_int_eq(report.count, 1 + 3);
-    ck_assert_int_eq(log.starts, 1 + 3);
+    ck_assert_int_eq(report.count, 1 + cl_variant_count());
+    ck_assert_int_eq(log.starts, 1 + cl_variant_count());
     check_ok_record(&report.records[0], &job, &sel, info, 0, "cpu");
     check_adopted(&report.records[0], "cpu");
     for (int i = 1; i < report.count; ++i) {
@@ -849,7 +1013,7 @@ START_TEST(test_binary_cache) {
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
-    ck_assert_int_eq(report.count, 3);
+    ck_assert_int_eq(report.count, cl_variant_count());
     for (int i = 0; i < report.count; ++i) {
       const cg_record *r = &report.records[i];
       char name[512];
@@ -1193,6 +1357,7 @@ Suite *cg_matmul_suite(void) {
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_kernel_config_prepare, 0, cl_combo_count());
   tcase_add_loop_test(tc, test_kernel_override_records, 0, device_count());
+  tcase_add_loop_test(tc, test_pipelined_overrides, 0, device_count());
   tcase_add_loop_test(tc, test_kernel_override_invalid, 0, device_count());
   tcase_add_loop_test(tc, test_kernel_dir, 0, device_count());
   tcase_add_loop_test(tc, test_binary_cache, 0, device_count());

@@ -1,26 +1,29 @@
-/* The cl backend's matmul: hand-written kernels from cl/matmul.cl in three variants (naive,
- * tiled, register-blocked), as the product of the shared OpenCL matmul. */
+/* The cl backend's matmul: hand-written kernels from cl/matmul.cl in four variants (naive,
+ * tiled, register-blocked, pipelined), as the product of the shared OpenCL matmul. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/backends.h"
+#include "backends/cl/matmul_pipelined.h"
 #include "backends/opencl/cl_matmul_common.h"
 #include "clgauge/clock.h"
 
 typedef struct cl_matmul_variant {
   const char *name;
   const char *kernel;
-  int outputs_per_item; /* per dimension: the work-group covers ts*outputs_per_item of C */
+  int outputs_per_item; /* per dimension: the work-group covers ts*outputs_per_item of C; 0: the
+                         * pipelined kernel, with parameters of its own */
 } cl_matmul_variant;
 
 static const cl_matmul_variant matmul_variants[] = {
     {"naive", "matmul_naive", 1},
     {"tiled", "matmul_tiled", 1},
     {"regblock", "matmul_regblock", 4},
+    {"pipelined", "matmul_pipelined", 0}, /* its parameters: matmul_pipelined.c */
 };
-static const char *const cl_variants[] = {"naive", "tiled", "regblock", NULL};
+static const char *const cl_variants[] = {"naive", "tiled", "regblock", "pipelined", NULL};
 enum { REGBLOCK_BK = 16, MAX_TS = 32 };
 
 static size_t local_bytes(const cl_matmul_variant *var, int ts) {
@@ -121,7 +124,10 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant, c
   const uint64_t t0 = cg_now_ns();
   cg_build_tally tally = {0};
   int edge = 0;
-  CG_TRY(build_kernel(env, var, mm, &out->config, &edge, &tally, err));
+  if (var->outputs_per_item == 0)
+    CG_TRY(cg_cl_pipelined_build(env, mm, &out->config, &tally, err));
+  else
+    CG_TRY(build_kernel(env, var, mm, &out->config, &edge, &tally, err));
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
   out->compile_kind = cg_build_tally_kind(&tally);
 
@@ -133,11 +139,13 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant, c
   CG_CL(clSetKernelArg, (mm->kernel, 4, sizeof(cl_mem), &mm->b));
   CG_CL(clSetKernelArg, (mm->kernel, 5, sizeof(cl_mem), &mm->c));
   /* OpenCL 1.x needs the global size to be a multiple of the work-group size: round up, and the
-   * kernels leave the extra work-items idle. */
-  const size_t ts = (size_t)edge, wpt = (size_t)var->outputs_per_item, block = ts * wpt;
-  mm->local[0] = mm->local[1] = ts;
-  mm->global[0] = round_up((size_t)shape.n, block) / wpt;
-  mm->global[1] = round_up((size_t)shape.m, block) / wpt;
+   * kernels leave the extra work-items idle. (The pipelined build sets its own sizes.) */
+  if (var->outputs_per_item > 0) {
+      const size_t ts = (size_t)edge, wpt = (size_t)var->outputs_per_item, block = ts * wpt;
+    mm->local[0] = mm->local[1] = ts;
+    mm->global[0] = round_up((size_t)shape.n, block) / wpt;
+    mm->global[1] = round_up((size_t)shape.m, block) / wpt;
+  }
   *state = mm;
   mm = NULL;
 cleanup:
@@ -145,7 +153,8 @@ cleanup:
   return rc;
 }
 
-static const char *const cl_matmul_params[] = {"TS", NULL};
+static const char *const cl_matmul_params[] = {"TS",  "MWG", "NWG", "KWG", "WM",
+                                                "WN",  "VW",  "PAD", NULL};
 
 const cg_impl cg_cl_matmul = {
     .workload = "matmul",

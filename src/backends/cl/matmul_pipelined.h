@@ -1,0 +1,17 @@
+/* Private to src/backends/cl: the parameters of the pipelined matmul kernel (cl/matmul.cl's
+ * matmul_pipelined): the default for a device and shape, --kernel-param overrides, and the
+ * fallback to smaller parameters where the device's limits require it. */
+#ifndef CLGAUGE_CL_MATMUL_PIPELINED_H
+#define CLGAUGE_CL_MATMUL_PIPELINED_H
+
+#include "backends/opencl/cl_matmul_common.h"
+
+/* Build mm->program and mm->kernel (matmul_pipelined) for mm's shape, record the parameters that
+ * ran in config, and set mm->local and mm->global. */
+cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
+                            cg_kernel_config *config, cg_build_tally *tally, cg_error *err);
+
+/* The names of its parameters, NULL-terminated (the -D macros of cl/matmul.cl). */
+extern const char *const cg_cl_pipelined_params[];
+
+#endif
