@@ -282,7 +282,9 @@ static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o
 
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
+  const int cache_status = binary_cache_resolve(o);
   int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
+  if (status == 0) status = cache_status;
   const char **scope = calloc((size_t)njobs + 1, sizeof *scope);
   int nscope = 0;
   for (int j = 0; j < njobs && scope; ++j) {
