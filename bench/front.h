@@ -70,5 +70,14 @@ int cmd_workload(const cg_workload *w, int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_cache(int argc, char **argv);
+int cmd_coldstart(int argc, char **argv);
+
+/* The child side of `clgauge coldstart` (cmd_coldstart.c): inactive unless the parent set
+ * CLGAUGE_COLDSTART_FD. At the start of main; before and after each job's run (the job's
+ * records from index `first`); when a record starts. */
+void coldstart_child_begin(void);
+void coldstart_child_job_start(void);
+void coldstart_child_job_done(const cg_report *report, int first);
+void coldstart_child_record_start(void);
 
 #endif
