@@ -77,8 +77,9 @@ typedef struct cg_record {
 
   double init_ms;          /* context and queue creation */
   double compile_ms;       /* program build */
-  char compile_kind[16];   /* "source", "cache" (our binary cache), "lazy" (inside the first run),
-                              "none" */
+  char compile_kind[16];   /* "source", "cache" (our binary cache), "library" (a library's
+                              kernels built by a call before the timed runs), "lazy" (inside the
+                              first run), "none" */
   char driver_cache[16];   /* the driver's own kernel cache: "on", "off", "unknown"; empty when
                               nothing was compiled on a device */
   char compile_warning[1024]; /* what went wrong in the compile phase without failing the record
