@@ -3,6 +3,7 @@
 # the library compiles inside its run), and the total at least the phases that run one after
 # the other. The order of cost is checked where the CPU driver makes it large, with a wide
 # margin: a cold compile costs PoCL seconds, its warm caches milliseconds.
+# The CSV (JSON.csv) has the same records.
 #   cmake -DCLGAUGE=path -DJSON=path -DBACKENDS=cl,clblast -DWORKLOAD=saxpy
 #         [-DMARGIN_BACKEND=cl] -P coldstart_check.cmake -- <extra options>
 set(extra "")
@@ -21,9 +22,9 @@ if(NOT rc EQUAL 0 OR listing MATCHES "No OpenCL platform with a device")
   message("CLGAUGE_TEST_SKIPPED: no OpenCL device")
   return()
 endif()
-file(REMOVE "${JSON}")
+file(REMOVE "${JSON}" "${JSON}.csv")
 execute_process(COMMAND ${CLGAUGE} coldstart --workload ${WORKLOAD} --backend ${BACKENDS}
-                        --quiet --json ${JSON} ${extra}
+                        --quiet --json ${JSON} --csv ${JSON}.csv ${extra}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "coldstart: exit status ${rc}\n${out}\n${err}")
@@ -81,6 +82,17 @@ foreach(backend ${backends})
     math(EXPR i "${i} + 1")
   endforeach()
 endforeach()
+# the CSV: a header and one line per record, the same states in the same order
+file(STRINGS "${JSON}.csv" csv)
+list(LENGTH csv ncsv)
+math(EXPR expected_lines "${n} + 1")
+if(NOT ncsv EQUAL expected_lines)
+  string(APPEND problems "CSV: ${ncsv} lines, expected ${expected_lines}\n")
+endif()
+list(GET csv 1 first_line)
+if(NOT first_line MATCHES "^\"${WORKLOAD}\",\"[a-z]+\",\"[a-z0-9-]+\",\"cold\",.*,\"ok\",")
+  string(APPEND problems "CSV: first record ${first_line}\n")
+endif()
 if(MARGIN_BACKEND)
   set(cold ${total_${MARGIN_BACKEND}_cold})
   set(warm ${total_${MARGIN_BACKEND}_warm})

@@ -17,20 +17,16 @@ const char *cg_cache_state_name(cg_cache_state state) {
 }
 
 /* The phases in the order they happen, with their names in every output. */
-typedef struct phase_field {
-  const char *name;
-  size_t offset;
-} phase_field;
-#define PHASE(n) {#n, offsetof(cg_coldstart_row, n##_ms)}
-static const phase_field phases[] = {PHASE(start),   PHASE(discovery), PHASE(inputs),
-                                     PHASE(reference), PHASE(context), PHASE(compile),
-                                     PHASE(upload),  PHASE(run),       PHASE(download),
-                                     PHASE(verify)};
-#undef PHASE
-enum { NPHASES = sizeof phases / sizeof phases[0] };
+static const char *const phase_names[] = {"start",  "discovery", "inputs", "reference",
+                                          "context", "compile",  "upload", "run",
+                                          "download", "verify"};
+enum { NPHASES = sizeof phase_names / sizeof phase_names[0] };
 
 static double phase_of(const cg_coldstart_row *r, int p) {
-  return *(const double *)((const char *)r + phases[p].offset);
+  const double v[NPHASES] = {r->start_ms,   r->discovery_ms, r->inputs_ms, r->reference_ms,
+                             r->context_ms, r->compile_ms,   r->upload_ms, r->run_ms,
+                             r->download_ms, r->verify_ms};
+  return v[p];
 }
 
 /* NAN (not measured, not applicable) is written as null, never as a number. */
@@ -70,7 +66,7 @@ char *cg_coldstart_json(const cg_coldstart_row *rows, int n, const char *command
     cJSON_AddStringToObject(o, "compile_kind", r->compile_kind);
     add_num(o, "total_ms", r->total_ms);
     cJSON *ph = cJSON_AddObjectToObject(o, "phases_ms");
-    for (int p = 0; p < NPHASES; ++p) add_num(ph, phases[p].name, phase_of(r, p));
+    for (int p = 0; p < NPHASES; ++p) add_num(ph, phase_names[p], phase_of(r, p));
     cJSON_AddItemToArray(records, o);
   }
   char *text = cJSON_Print(root);
@@ -110,7 +106,7 @@ cg_rc cg_coldstart_write_csv(const char *path, const cg_coldstart_row *rows, int
   cg_file_writer w = {0};
   CG_TRY(cg_file_begin(path, &w, err));
   fprintf(w.out, "workload,backend,variant,cache_state,device,driver,status,compile_kind,total_ms");
-  for (int p = 0; p < NPHASES; ++p) fprintf(w.out, ",%s_ms", phases[p].name);
+  for (int p = 0; p < NPHASES; ++p) fprintf(w.out, ",%s_ms", phase_names[p]);
   fprintf(w.out, ",reason\n");
   for (int i = 0; i < n; ++i) {
     const cg_coldstart_row *r = &rows[i];
@@ -142,7 +138,7 @@ void cg_coldstart_print_table(const cg_coldstart_row *rows, int n, FILE *out) {
     }
   }
   fprintf(out, "\n%-8s %-18s %-8s %9s", "workload", "backend/variant", "cache", "total");
-  for (int p = 0; p < NPHASES; ++p) fprintf(out, " %9s", phases[p].name);
+  for (int p = 0; p < NPHASES; ++p) fprintf(out, " %9s", phase_names[p]);
   fprintf(out, "  status\n");
   for (int i = 0; i < n; ++i) {
     const cg_coldstart_row *r = &rows[i];
@@ -155,7 +151,7 @@ void cg_coldstart_print_table(const cg_coldstart_row *rows, int n, FILE *out) {
       fprintf(out, " %9s", "-");
     for (int p = 0; p < NPHASES; ++p) {
       const double v = phase_of(r, p);
-      const bool lazy = strcmp(phases[p].name, "compile") == 0 &&
+      const bool lazy = strcmp(phase_names[p], "compile") == 0 &&
                         strcmp(r->compile_kind, "lazy") == 0;
       if (isfinite(v))
         fprintf(out, " %9.1f", v);
