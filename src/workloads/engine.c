@@ -10,7 +10,6 @@
 
 #include "clgauge/clock.h"
 #include "clgauge/stats.h"
-#include "workloads/host_reference.h"
 
 /* ---- jobs ---- */
 
@@ -314,16 +313,6 @@ typedef struct job_state {
   bool have_ref;
 } job_state;
 
-/* Wait for the record's host reference, if it computes one. */
-static cg_rc finish_reference(job_state *js, cg_reference_task *task, cg_record *rec,
-                              cg_error *err) {
-  if (!task->started || task->finished) return CG_OK;
-  const cg_rc rc = cg_reference_finish(task, err);
-  rec->reference_ms = task->ms;
-  js->have_ref = rc == CG_OK;
-  return rc;
-}
-
 /* One record: open the device, prepare, upload, run, download, verify. Every failure lands in the
  * record; nothing here stops the other records. */
 static void run_record(job_state *js, const record_plan *plan, cg_record *rec, run_timer *t) {
@@ -348,10 +337,12 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     CG_CHECK(rec->losses, CG_ERROR, "out of memory");
     rec->loss_every = strcmp(w->loss_unit, "epoch") == 0 ? 1 : rec->iters_per_run;
   }
-  /* The host reference and the device's context and programs do not depend on each other:
-   * made side by side, the first result waits for the longer of the two, not for their sum. */
-  cg_reference_task reference = {0};
-  if (!backend->is_reference && !js->have_ref) cg_reference_start(&reference, w, js->data);
+  if (!backend->is_reference && !js->have_ref) {
+    const uint64_t r0 = cg_now_ns();
+    CG_TRY(w->reference(js->data, err));
+    rec->reference_ms = cg_ns_to_ms(cg_now_ns() - r0);
+    js->have_ref = true;
+  }
 
   if (backend->open) {
     const char *why = NULL;
@@ -376,7 +367,6 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   if (backend->driver_cache && strcmp(prepared.compile_kind, "none") != 0)
     snprintf(rec->driver_cache, sizeof rec->driver_cache, "%s", backend->driver_cache(js->device));
   rec->kernel = prepared.config;
-  CG_TRY(finish_reference(js, &reference, rec, err));
 
   uint64_t t0 = cg_now_ns();
   CG_TRY(impl->upload(state, w->inputs(js->data), err));
@@ -418,11 +408,6 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   }
 
 cleanup:
-  if (reference.started && !reference.finished) {
-    /* a failure before the join: the reference still counts for the next record */
-    cg_error ignored = {0};
-    finish_reference(js, &reference, rec, &ignored);
-  }
   fail_record(rec, rc, &error);
   if (t->rec) run_timer_close(t);
   if (state) impl->release(state);
