@@ -165,5 +165,5 @@ void cg_coldstart_print_table(const cg_coldstart_row *rows, int n, FILE *out) {
                "devices listed; inputs and reference: on the host; context; compile ('in run': the\n"
                "library compiles inside its first call); upload; run: run 0 until complete;\n"
                "download; verify. The rest of the total is the front end's own work (options,\n"
-               "checks, the results); phases that overlap count in each.\n");
+               "checks).\n");
 }

@@ -46,8 +46,8 @@ static cg_rc clblast_matmul_prepare(const cg_backend_env *env, const char *varia
   /* CLBlast compiles its kernels inside its first call. Its GEMM routine builds one program
    * holding every kernel it may pick (direct and indirect, with the padding and transposing
    * ones), whatever the shape: a 1x1x1 product here builds it, so that the compile phase shows
-   * it (kind "library") instead of the first run, and so that it overlaps the host reference.
-   * CLBlastFillCache would build every routine's programs, far more than a record needs. */
+   * it (kind "library") instead of the first run. CLBlastFillCache would build every routine's
+   * programs, far more than a record needs. */
   const uint64_t t0 = cg_now_ns();
   CG_TRY(prebuild_sgemm(env, mm->queue, err));
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
