@@ -18,13 +18,18 @@ cleanup:
   return rc;
 }
 
-/* One CLBlastSgemm of 1x1x1 on buffers of its own, waited for. */
+/* One CLBlastSgemm of 1x1x1 on buffers of its own, waited for. Each holds a zero, so that no
+ * uninitialised value is read (Oclgrind reports one). */
 static cg_rc prebuild_sgemm(const cg_backend_env *env, cl_command_queue queue, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_mem one[3] = {NULL, NULL, NULL};
-  for (int i = 0; i < 3; ++i)
-    CG_TRY(cg_cl_buffer(cg_cl_env_device(env), "a 1x1 matrix", sizeof(float), CL_MEM_READ_WRITE,
-                        &one[i], err));
+  cl_int code = CL_SUCCESS;
+  float zero = 0.0f;
+  for (int i = 0; i < 3; ++i) {
+    one[i] = clCreateBuffer(cg_device_context(cg_cl_env_device(env)),
+                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &code);
+    CG_CL_CHECK(clCreateBuffer, code);
+  }
   CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, 1, 1, 1,
                        1.0f, one[0], 0, 1, one[1], 0, 1, 0.0f, one[2], 0, 1, &queue, NULL));
   CG_CL(clFinish, (queue));
