@@ -35,10 +35,12 @@ static long groups(const pipe_config *c, const cg_matmul_shape *s) {
 /* The default on a GPU: the largest block of C of this ladder that still gives at least 7/8 of
  * the compute units a work-group (at n=1000, 128x128 blocks would leave half of the H200's 132
  * idle; 128x64 fills them). The smaller blocks take 4x4 outputs per work-item, so that a
- * work-group keeps 256 or 64 work-items to hide latency with. Each rung is the best of the
- * candidates measured on the H200 at a size that picks it (bench/RESULTS.md). On a CPU device,
- * 64x64 blocks of 4x4: a CPU driver runs a work-group's items in loops on one core, and the
- * accumulators of 8x8 per item would not stay in its registers. */
+ * work-group keeps 256 or 64 work-items to hide latency with. Rungs 1, 2 and 4 are the best of
+ * the candidates measured on the H200 at n=4096, n=1000 and 555^3, the sizes where they run
+ * (bench/RESULTS.md); rung 3, between them, was not measured at a size that picks it (such as
+ * 777x1333x555, where it gives 117 work-groups). On a CPU device, rung 3: a CPU driver runs a
+ * work-group's items in loops on one core, and the accumulators of 8x8 per item would not stay
+ * in its registers (measured on PoCL and rusticl: bench/RESULTS.md). */
 static const int ladder[][P_COUNT] = {
     {128, 128, 8, 8, 8, 4, 1},
     {128, 64, 16, 8, 8, 4, 1},
