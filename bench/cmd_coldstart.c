@@ -99,7 +99,7 @@ typedef struct seed_case {
   const char *args[6]; /* NULL-terminated */
 } seed_case;
 static const seed_case seed_cases[] = {
-    {"matmul", "regblock", {"--runs", "1", "--warmup", "0", NULL}}, /* run 0: ten products */
+    {"matmul", "pipelined", {"--runs", "1", "--warmup", "0", NULL}}, /* run 0: ten products */
     {"mlp", "fused", {"--iters", "1", "--print-every", "1", NULL}}, /* the first loss */
     {"linear", "fused", {"--epochs", "1", "--transfer", "pageable", NULL}},
     {"saxpy", "float4", {"--runs", "1", "--warmup", "0", NULL}},
@@ -136,7 +136,7 @@ static void coldstart_help(void) {
          "Seed cases, until the first verified result: matmul run 0 (ten products, --runs 1);\n"
          "mlp one training step and its loss (--iters 1 --print-every 1); linear one epoch\n"
          "(--epochs 1, pageable); saxpy run 0 (--runs 1). The cl backend runs its fastest\n"
-         "variant (matmul regblock, mlp fused, linear fused, saxpy float4).\n\n"
+         "variant (matmul pipelined, mlp fused, linear fused, saxpy float4).\n\n"
          "options:\n"
          "  --device SEL       the device, as the workload commands take it\n"
          "  --workload LIST    comma-separated workloads (default: matmul,mlp,linear,saxpy)\n"
