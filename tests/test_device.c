@@ -320,7 +320,7 @@ END_TEST
 
 START_TEST(test_select_empty_list) {
   /* No device at all: a plain list, no OpenCL needed. */
-  cg_device_list list = {NULL, 0, 2, 0.0};
+  cg_device_list list = {.items = NULL, .count = 0, .platforms = 2};
   cg_error err = {0};
   int index = -7;
   ck_assert_int_eq(cg_device_select(&list, NULL, &index, &err), CG_UNSUPPORTED);

@@ -3,6 +3,7 @@
  * and what it leaves behind: its exit status or signal, its results files, no temporary files.
  * Runs the cpu backend, so it needs no OpenCL device (those parts that need one skip). */
 #include <cjson/cJSON.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clgauge/report.h"
 #include "test_util.h"
 
 /* A running clgauge: its process, the read end of its stderr (when asked for), and the files
@@ -248,7 +250,7 @@ START_TEST(test_stopped_by_signal) {
   const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(second, "reason"));
   ck_assert_msg(reason && strstr(reason, names[_i]), "reason: %s", reason ? reason : "null");
   ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema")),
-                   "clgauge.results/4");
+                   CG_REPORT_SCHEMA);
   cJSON_Delete(root);
   char *csv = child_file(&c, "p.csv");
   ck_assert_msg(strstr(csv, "\"ok\"") && strstr(csv, "\"interrupted\""), "p.csv:\n%s", csv);
