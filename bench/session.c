@@ -86,7 +86,7 @@ static int open_session(session *s, const common_opts *o, bool needs_device, int
              s->list.platforms);
   else if (many && s->list.count > 0 &&
            cg_device_select_many(&s->list, sel, indices, &count, &err) != CG_OK)
-    snprintf(why, sizeof why, "%s%s", from_env ? "CLGAUGE_DEVICE: " : "--device ", err.msg);
+    snprintf(why, sizeof why, "%s '%s': %s", source, sel, err.msg);
   else if (!many && sel && *sel && cg_device_select(&s->list, sel, &index, &err) != CG_OK)
     snprintf(why, sizeof why, "%s%s", from_env ? "CLGAUGE_DEVICE: " : "", err.msg);
   int status = 0;

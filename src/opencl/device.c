@@ -236,13 +236,12 @@ cg_rc cg_device_select_many(const cg_device_list *list, const char *selectors, i
   for (const char *p = selectors;; ++p) {
     const size_t len = strcspn(p, ",");
     char item[256];
-    CG_CHECK(len > 0, CG_BAD_INPUT, "device list '%s': an empty item", selectors);
-    CG_CHECK(len < sizeof item, CG_BAD_INPUT, "device list '%s': an item longer than %zu characters",
-             selectors, sizeof item - 1);
+    CG_CHECK(len > 0, CG_BAD_INPUT, "an empty item in the device list");
+    CG_CHECK(len < sizeof item, CG_BAD_INPUT, "a device list item longer than %zu characters",
+             sizeof item - 1);
     memcpy(item, p, len);
     item[len] = '\0';
-    CG_CHECK(strcasecmp(item, "all") != 0, CG_BAD_INPUT,
-             "device list '%s': 'all' stands alone, not in a list", selectors);
+    CG_CHECK(strcasecmp(item, "all") != 0, CG_BAD_INPUT, "'all' stands alone, not in a list");
     int index = -1;
     CG_TRY(cg_device_select(list, item, &index, err));
     bool seen = false;

@@ -512,11 +512,15 @@ int cg_crossovers(const cg_report *report, const char *workload, cg_crossover *o
   int count = 0;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    if (strcmp(r->workload, workload) != 0 || r->reference || isnan(r->sweep_value)) continue;
+    /* a record skipped for want of a device (a platform that lists none) has no crossover */
+    if (strcmp(r->workload, workload) != 0 || r->reference || isnan(r->sweep_value) ||
+        r->status == CG_STATUS_SKIPPED)
+      continue;
     bool seen = false;
     for (int c = 0; c < i && !seen; ++c)
       seen = strcmp(report->records[c].workload, workload) == 0 &&
-             !isnan(report->records[c].sweep_value) && same_impl(&report->records[c], r);
+             !isnan(report->records[c].sweep_value) &&
+             report->records[c].status != CG_STATUS_SKIPPED && same_impl(&report->records[c], r);
     if (seen || count == max) continue;
     cg_crossover *x = &out[count++];
     snprintf(x->backend, sizeof x->backend, "%s", r->backend);
