@@ -492,12 +492,16 @@ static double steady_per_iter(const cg_record *r) {
   return r->steady_complete.median / r->iters_per_run;
 }
 
-/* Everything the record's process paid: init, compile, upload and every run. */
+/* Everything the record's process paid: init, compile, upload and every run; the runs that a
+ * budget skipped counted at the steady median, so that a record cut short compares with one
+ * that ran every run asked for. */
 static double total_ms(const cg_record *r) {
   double t = (isfinite(r->init_ms) ? r->init_ms : 0) +
              (isfinite(r->compile_ms) ? r->compile_ms : 0) +
              (isfinite(r->upload_ms) ? r->upload_ms : 0);
   for (int i = 0; i < r->nruns; ++i) t += r->runs[i].complete_ms;
+  if (r->budget_cut && r->planned_runs > r->nruns)
+    t += (r->planned_runs - r->nruns) * r->steady_complete.median;
   return t;
 }
 
