@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Plots of clgauge results files (schema clgauge.results/5, /4, /3 or /2, from any clgauge command's
---json or from pytorch_seeds.py), written as PNG files into one folder:
+"""Plots of clgauge results files (schema clgauge.results/5, /4, /3 or /2, from any clgauge
+command's --json or from pytorch_seeds.py), written as PNG files into one folder:
 
   phases-NAME.png        run 0 of every record split into its phases (context, compile, upload,
                          the first run, download), stacked bars per device and backend, one panel

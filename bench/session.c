@@ -34,7 +34,8 @@ static int set_targets(session *s, const int *indices, int count, bool all) {
     cli_error("out of memory");
     return EXIT_FAILURE;
   }
-  for (int i = 0; i < count; ++i) s->targets[s->ntargets++] = (cg_target){&s->list.items[indices[i]], NULL};
+  for (int i = 0; i < count; ++i)
+    s->targets[s->ntargets++] = (cg_target){&s->list.items[indices[i]], NULL};
   for (int i = 0; all && i < s->list.nempty; ++i)
     s->targets[s->ntargets++] = (cg_target){NULL, s->list.empty_platforms[i]};
   if (s->ntargets == 0) s->targets[s->ntargets++] = (cg_target){NULL, NULL};

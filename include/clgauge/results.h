@@ -1,5 +1,5 @@
-/* Results files read back: the records of a clgauge.results/5, /4, /3 or /2 file with the figures that
- * comparisons and plots need. Anything else (another schema, not JSON, truncated, malformed, too
+/* Results files read back: the records of a clgauge.results/5, /4, /3 or /2 file with the
+ * figures that comparisons and plots need. Anything else (another schema, not JSON, truncated, malformed, too
  * deep or too large) is one CG_BAD_INPUT error naming the file and what is wrong. */
 #ifndef CLGAUGE_RESULTS_H
 #define CLGAUGE_RESULTS_H

@@ -250,10 +250,18 @@ static void print_crossovers(const cg_report *report, FILE *out) {
   }
   snprintf(name, sizeof name, "%s/%s%s%s", best->backend, best->variant, best->mode[0] ? "/" : "",
            best->mode);
-  fprintf(out, "Earliest: %s on %s beats %s from %s on counting the steady runs alone, and %s%s "
-               "counting context, compile and transfers too.\n",
-          name, best->device, against, size_text(best->loop_size, a, sizeof a),
-          best->total_size > 0 ? "from " : "", best->total_size > 0 ? size_text(best->total_size, b, sizeof b) : "never within the sweep");
+  char loop[64], total[64];
+  if (best->loop_size > 0)
+    snprintf(loop, sizeof loop, "from %s on", size_text(best->loop_size, a, sizeof a));
+  else
+    snprintf(loop, sizeof loop, "at no swept size");
+  if (best->total_size > 0)
+    snprintf(total, sizeof total, "from %s on", size_text(best->total_size, b, sizeof b));
+  else
+    snprintf(total, sizeof total, "at no swept size");
+  fprintf(out, "Earliest: %s on %s beats %s %s counting the steady runs alone, and %s counting "
+               "context, compile and transfers too.\n",
+          name, best->device, against, loop, total);
 }
 
 void cg_report_print_table(const cg_report *report, FILE *out) {

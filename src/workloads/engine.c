@@ -93,7 +93,8 @@ static int plan_target(const cg_job *job, const cg_selection *sel, const cg_targ
   const cg_workload *w = job->workload;
   for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
     const cg_impl *impl = *i;
-    if (strcmp(impl->workload, w->name) != 0 || !cg_backend_selected(sel->backends, impl->backend) ||
+    if (strcmp(impl->workload, w->name) != 0 ||
+        !cg_backend_selected(sel->backends, impl->backend) ||
         impl->backend->needs_device != (target != NULL))
       continue;
     for (int v = 0; impl->variants[v]; ++v) {
