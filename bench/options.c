@@ -40,10 +40,9 @@ const char common_help[] =
     "                     one, marked interrupted, and the exit status is 5. A stuck driver\n"
     "                     call cannot be interrupted safely, so the process ends there\n"
     "  --budget-s S       time budget of each record's steady runs, in seconds (default\n"
-    "                     " STR(DEFAULT_BUDGET_S) "; 0: none): once they have taken longer, the\n"
-    "                     remaining runs are skipped (run 0, the warm-ups and two steady runs\n"
-    "                     always run)\n"
-    "                     and the record says how many ran of how many asked; it is verified\n"
+    "                     " STR(DEFAULT_BUDGET_S) "; 0: none): once they have taken longer, the remaining runs\n"
+    "                     are skipped (run 0, the warm-ups and two steady runs always run),\n"
+    "                     the record says how many ran of how many asked, and it is verified\n"
     "                     against the reference of the runs it ran\n"
     "  --quiet            no progress lines on stderr\n"
     "  --help             this text\n";
