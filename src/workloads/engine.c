@@ -366,7 +366,9 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     rec->loss_every = strcmp(w->loss_unit, "epoch") == 0 ? 1 : rec->iters_per_run;
   }
   if (!backend->is_reference && !js->have_ref) {
+    const uint64_t r0 = cg_now_ns();
     CG_TRY(w->reference(js->data, nruns, err));
+    rec->reference_ms = cg_ns_to_ms(cg_now_ns() - r0);
     js->have_ref = true;
     js->ref_runs = nruns;
   }
@@ -437,10 +439,16 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   } else {
     /* A record cut by the budget is verified against the reference of the runs it ran. */
     if (js->ref_runs != ran) {
+      const uint64_t r0 = cg_now_ns();
       CG_TRY(w->reference(js->data, ran, err));
+      rec->reference_ms = (isfinite(rec->reference_ms) ? rec->reference_ms : 0) +
+                          cg_ns_to_ms(cg_now_ns() - r0);
       js->ref_runs = ran;
     }
+    t0 = cg_now_ns();
     w->verify(js->data, rec);
+    rec->verified_ns = cg_now_ns();
+    rec->verify_ms = cg_ns_to_ms(rec->verified_ns - t0);
   }
 
 cleanup:
