@@ -58,10 +58,10 @@ static void workload_help(const cg_workload *w) {
     snprintf(name, sizeof name, "--%s %s", w->modes->option, w->modes->metavar);
     print_option(name, w->modes->help, "");
   }
-  if (w->sweep) {
+  for (const cg_sweep_desc *sw = w->sweeps; sw && sw->option; ++sw) {
     char name[64];
-    snprintf(name, sizeof name, "--%s LIST", w->sweep->option);
-    print_option(name, w->sweep->help, "");
+    snprintf(name, sizeof name, "--%s LIST", sw->option);
+    print_option(name, sw->help, "");
   }
   printf("%s", common_help);
   bool any = false;
@@ -79,6 +79,7 @@ static void workload_help(const cg_workload *w) {
  * the list has). */
 typedef struct workload_opts {
   cg_job job;
+  const cg_sweep_desc *sweep_desc; /* the sweep asked for, if any: one per run */
   int *sweep;
   int nsweep;
 } workload_opts;
@@ -127,12 +128,18 @@ static int parse_workload_option(int argc, char **argv, int *i, workload_opts *w
   }
   if (w->presets && cli_option(argc, argv, i, "--preset", &v, &bad))
     return bad ? -1 : 1; /* applied before the other options */
-  if (w->sweep) {
-    snprintf(opt, sizeof opt, "--%s", w->sweep->option);
+  for (const cg_sweep_desc *sw = w->sweeps; sw && sw->option; ++sw) {
+    snprintf(opt, sizeof opt, "--%s", sw->option);
     if (cli_option(argc, argv, i, opt, &v, &bad)) {
       char **list = NULL;
-      const cg_param_desc *d = &w->params[cg_params_index(&wo->job.params, w->sweep->params[0])];
-      if (bad || !cli_list(opt, v, &list)) return -1;
+      const cg_param_desc *d = &w->params[cg_params_index(&wo->job.params, sw->params[0])];
+      if (bad) return -1;
+      if (wo->sweep_desc && wo->sweep_desc != sw) {
+        cli_error("%s: one sweep per run, and --%s is given too", opt, wo->sweep_desc->option);
+        return -1;
+      }
+      wo->sweep_desc = sw;
+      if (!cli_list(opt, v, &list)) return -1;
       int n = 0;
       while (list[n]) ++n;
       free(wo->sweep);
@@ -186,7 +193,7 @@ int cmd_workload(const cg_workload *w, int argc, char **argv) {
   cli_set_command(command);
   workload_opts wo = {0};
   cg_job_init(&wo.job, w);
-  common_opts o = {.seed = 42};
+  common_opts o = COMMON_OPTS_INIT;
   const int p = parse_workload(argc, argv, &wo, &o);
   int status = p < 0 ? EXIT_USAGE : 0;
   if (p > 0) workload_help(w);
@@ -201,7 +208,7 @@ int cmd_workload(const cg_workload *w, int argc, char **argv) {
     }
     for (int j = 0; j < wo.nsweep && status == 0; ++j) {
       cg_error err = {0};
-      if (cg_job_sweep_point(&wo.job, wo.sweep[j], &jobs[j], &err) != CG_OK) {
+      if (cg_job_sweep_point(&wo.job, wo.sweep_desc, wo.sweep[j], &jobs[j], &err) != CG_OK) {
         cli_error("%s", err.msg);
         status = EXIT_USAGE;
       }
@@ -218,7 +225,7 @@ int cmd_workload(const cg_workload *w, int argc, char **argv) {
 
 int cmd_suite(int argc, char **argv) {
   cli_set_command("clgauge suite");
-  common_opts o = {.seed = 42};
+  common_opts o = COMMON_OPTS_INIT;
   int status = 0;
   for (int i = 1; i < argc && status == 0; ++i) {
     const int c = parse_common(argc, argv, &i, &o);

@@ -28,8 +28,15 @@ typedef struct common_opts {
   uint64_t seed;
   bool quiet;
   double record_timeout; /* seconds; 0: no watchdog deadline */
+  double budget_s;       /* time budget of each record's steady runs, seconds; 0: none */
   cg_kernel_overrides overrides;
 } common_opts;
+
+/* The default --budget-s: long enough that no record of the default suite on a fast GPU and its
+ * host is cut (the longest there, mlp on the host CPU, has ~6 s of steady runs), short enough
+ * that the suite on a CPU driver ends in minutes rather than the reports' full counts. */
+#define DEFAULT_BUDGET_S 10
+#define COMMON_OPTS_INIT {.seed = 42, .budget_s = DEFAULT_BUDGET_S}
 
 extern const char common_help[];
 extern const char exit_help[];
@@ -51,9 +58,9 @@ int binary_cache_resolve(common_opts *o);
 /* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */
 int check_overrides(const common_opts *o, const cg_job *jobs, int njobs);
 
-/* Validate every job, then run them all into one report: print it, write the files, and return
- * the exit status. */
-int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv);
+/* Validate every job (each given the --budget-s), then run them all into one report: print it,
+ * write the files, and return the exit status. */
+int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv);
 
 /* The results files kept current during a run, and the run stopped cleanly by SIGINT, SIGTERM,
  * SIGHUP or --record-timeout (guard.c, which says how). Between guard_start and guard_end: at

@@ -141,6 +141,13 @@ static bool copy_records(const cg_report *report, int from) {
   }
   g.snap.command = report->command;
   g.snap.discovery_ms = report->discovery_ms;
+  /* borrowed like the command: the run's devices (set before the run) and a sweep's crossovers
+   * (set before the final files) outlive the snapshot */
+  g.snap.devices = report->devices;
+  g.snap.ndevices = report->ndevices;
+  g.snap.crossovers = report->crossovers;
+  g.snap.ncrossovers = report->ncrossovers;
+  memcpy(g.snap.sweep_option, report->sweep_option, sizeof g.snap.sweep_option);
   return true;
 }
 #pragma GCC diagnostic pop

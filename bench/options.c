@@ -12,10 +12,17 @@
 #include "clgauge/backend.h"
 #include "clgauge/report.h"
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
 const char common_help[] =
     "  --device SEL       device: index from 'clgauge list' (3, or 0:1 as platform:device),\n"
     "                     type (gpu, cpu, accelerator), or vendor/name substring (nvidia, pocl);\n"
-    "                     default $CLGAUGE_DEVICE, else the first GPU, else the first device\n"
+    "                     default $CLGAUGE_DEVICE, else the first GPU, else the first device.\n"
+    "                     'all', or a comma-separated list (0,2 or nvidia,pocl or 0:0,1:0),\n"
+    "                     runs on each device in turn: a table per device, one results file,\n"
+    "                     the cpu backend once; 'all' includes platforms that list no device,\n"
+    "                     their records skipped\n"
     "  --backend LIST     comma-separated backends: cpu, clblast, cl (default: all)\n"
     "  --variant LIST     comma-separated variants of the backends (default: all)\n"
     "  --kernel-dir DIR   read the OpenCL kernels from DIR instead of the embedded copies\n"
@@ -36,6 +43,11 @@ const char common_help[] =
     "                     verification): the results files keep the records finished and this\n"
     "                     one, marked interrupted, and the exit status is 5. A stuck driver\n"
     "                     call cannot be interrupted safely, so the process ends there\n"
+    "  --budget-s S       time budget of each record's steady runs, in seconds (default\n"
+    "                     " STR(DEFAULT_BUDGET_S) "; 0: none): once they have taken longer, the remaining runs\n"
+    "                     are skipped (run 0, the warm-ups and two steady runs always run),\n"
+    "                     the record says how many ran of how many asked, and it is verified\n"
+    "                     against the reference of the runs it ran\n"
     "  --quiet            no progress lines on stderr\n"
     "  --help             this text\n";
 
@@ -115,6 +127,8 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
     if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
   } else if (cli_option(argc, argv, i, "--record-timeout", &v, &bad)) {
     if (bad || !cli_double("--record-timeout", v, 0.001, 1e7, &o->record_timeout)) return -1;
+  } else if (cli_option(argc, argv, i, "--budget-s", &v, &bad)) {
+    if (bad || !cli_double("--budget-s", v, 0, 1e7, &o->budget_s)) return -1;
   } else if (cli_flag(argv[*i], "--quiet")) {
     o->quiet = true;
   } else {

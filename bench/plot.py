@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Plots of clgauge results files (schema clgauge.results/4, /3 or /2, from any clgauge command's
---json or from pytorch_seeds.py), written as PNG files into one folder:
+"""Plots of clgauge results files (schema clgauge.results/5, /4, /3 or /2, from any clgauge
+command's --json or from pytorch_seeds.py), written as PNG files into one folder:
 
   phases-NAME.png        run 0 of every record split into its phases (context, compile, upload,
                          the first run, download), stacked bars per device and backend, one panel
@@ -25,7 +25,7 @@ import os
 import re
 import sys
 
-SCHEMAS = ("clgauge.results/2", "clgauge.results/3", "clgauge.results/4")
+SCHEMAS = ("clgauge.results/2", "clgauge.results/3", "clgauge.results/4", "clgauge.results/5")
 MAX_BYTES = 16 << 20  # as clgauge compare: a results file is at most a few hundred KiB
 PHASES = (("init", "context (init)", "#8c6bb1"), ("compile", "compile", "#e6550d"),
           ("upload", "upload", "#3182bd"), ("first", "first run (run 0)", "#31a354"),
@@ -193,13 +193,24 @@ def phases_plot(plt, doc, path, out):
     return out
 
 
+def runs_asked(r):
+    """The runs the record was asked for: more than it ran when --budget-s cut it (schema 5)."""
+    runs = r.get("runs") if isinstance(r.get("runs"), list) else []
+    asked = num(get(r, "budget.runs_asked"))
+    return max(len(runs), int(asked)) if asked else len(runs)
+
+
 def total_with_overheads(r):
     runs = r.get("runs") if isinstance(r.get("runs"), list) else []
     times = [num(x.get("complete_ms")) for x in runs if isinstance(x, dict)]
     if not times or any(t is None for t in times):
         return None
+    # the runs a budget skipped at the steady median, as clgauge's crossover counts them
+    skipped = runs_asked(r) - len(times)
+    median = num(get(r, "phases.steady.complete_ms.median"))
+    extra = skipped * median if skipped > 0 and median is not None else 0.0
     return sum(phase_ms(r, p) or 0.0 for p in ("init", "compile", "upload", "download")) + \
-        sum(times)
+        sum(times) + extra
 
 
 def loop_alone(r):
@@ -207,7 +218,7 @@ def loop_alone(r):
     it = num(get(r, "work.iters_per_run"))
     if per is None or not it or not isinstance(runs, list):
         return None
-    return per * it * len(runs)
+    return per * it * runs_asked(r)
 
 
 def crossover_plots(plt, doc, path, base, outdir):

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,15 +17,44 @@
 
 typedef struct session {
   cg_device_list list;
-  const cg_device_info *device; /* NULL when no OpenCL device exists */
+  /* the devices the run targets, in order: one without info when no OpenCL device exists, and
+   * under --device all one per platform that lists no device */
+  cg_target *targets;
+  int ntargets;
   cg_report report;
   const common_opts *o;
 } session;
 
-/* Enumerate and select the device. An explicit selector that matches nothing is an error; with
- * no selector and no device at all, the OpenCL records are marked skipped. A CLGAUGE_DEVICE that
- * matches nothing is only a warning when no selected backend needs a device: the environment
- * may be set for other runs. */
+/* The targets of the selector: the devices at indices, then (for "all") the platforms that list
+ * no device, or a target without a device when there is none at all. */
+static int set_targets(session *s, const int *indices, int count, bool all) {
+  const int n = count + (all ? s->list.nempty : 0);
+  s->targets = calloc((size_t)(n > 0 ? n : 1), sizeof *s->targets);
+  if (!s->targets) {
+    cli_error("out of memory");
+    return EXIT_FAILURE;
+  }
+  for (int i = 0; i < count; ++i)
+    s->targets[s->ntargets++] = (cg_target){&s->list.items[indices[i]], NULL};
+  for (int i = 0; all && i < s->list.nempty; ++i)
+    s->targets[s->ntargets++] = (cg_target){NULL, s->list.empty_platforms[i]};
+  if (s->ntargets == 0) s->targets[s->ntargets++] = (cg_target){NULL, NULL};
+  for (int i = 0; i < s->ntargets; ++i) {
+    const cg_target *t = &s->targets[i];
+    if (!(t->info ? cg_report_add_device(&s->report, t->info)
+                  : !t->platform || cg_report_add_empty_platform(&s->report, t->platform))) {
+      cli_error("out of memory");
+      return EXIT_FAILURE;
+    }
+  }
+  return 0;
+}
+
+/* Enumerate and select the devices. An explicit selector that matches nothing (or a list item
+ * that does) is an error; with no selector and no device at all, the OpenCL records are marked
+ * skipped, and so are they under "all" with no device. A CLGAUGE_DEVICE that matches nothing is
+ * only a warning when no selected backend needs a device: the environment may be set for other
+ * runs. */
 static int open_session(session *s, const common_opts *o, bool needs_device, int argc,
                         char **argv) {
   cg_error err = {0};
@@ -43,32 +73,49 @@ static int open_session(session *s, const common_opts *o, bool needs_device, int
   const bool from_env = !sel;
   if (from_env) sel = getenv("CLGAUGE_DEVICE");
   const char *source = from_env ? "CLGAUGE_DEVICE" : "--device";
-  int index = -1;
+  const bool all = sel && strcasecmp(sel, "all") == 0;
+  const bool many = cg_device_selector_is_list(sel);
+  int index = -1, count = 0;
+  int *indices = calloc((size_t)(s->list.count > 0 ? s->list.count : 1), sizeof *indices);
+  if (!indices) {
+    cli_error("out of memory");
+    return EXIT_FAILURE;
+  }
   char why[sizeof err.msg + 64] = "";
-  if (sel && *sel && s->list.count == 0)
+  if (sel && *sel && s->list.count == 0 && !all)
     snprintf(why, sizeof why, "%s '%s': no OpenCL device found (%d platforms)", source, sel,
              s->list.platforms);
-  else if (sel && *sel && cg_device_select(&s->list, sel, &index, &err) != CG_OK)
+  else if (many && s->list.count > 0 &&
+           cg_device_select_many(&s->list, sel, indices, &count, &err) != CG_OK)
+    snprintf(why, sizeof why, "%s '%s': %s", source, sel, err.msg);
+  else if (!many && sel && *sel && cg_device_select(&s->list, sel, &index, &err) != CG_OK)
     snprintf(why, sizeof why, "%s%s", from_env ? "CLGAUGE_DEVICE: " : "", err.msg);
+  int status = 0;
   if (why[0]) {
     if (!from_env || needs_device) {
       cli_error("%s", why);
-      return EXIT_USAGE;
+      status = EXIT_USAGE;
+    } else {
+      cli_error("%s; ignored, since no selected backend needs a device", why);
+      sel = NULL;
     }
-    cli_error("%s; ignored, since no selected backend needs a device", why);
-    sel = NULL;
   }
-  if (s->list.count == 0) {
+  if (status == 0 && s->list.count == 0) {
     if (!o->quiet && needs_device)
       fprintf(stderr, "clgauge: no OpenCL device found; OpenCL backends are skipped\n");
-    return 0;
+    status = set_targets(s, indices, 0, all && sel);
+  } else if (status == 0 && sel && *sel && many) {
+    status = set_targets(s, indices, count, all);
+  } else if (status == 0) {
+    if (!(sel && *sel)) cg_device_select(&s->list, NULL, &index, &err);
+    status = set_targets(s, &index, 1, false);
   }
-  if (!(sel && *sel)) cg_device_select(&s->list, NULL, &index, &err);
-  s->device = &s->list.items[index];
-  return 0;
+  free(indices);
+  return status;
 }
 
 static void close_session(session *s) {
+  free(s->targets);
   cg_report_free(&s->report);
   cg_device_list_free(&s->list);
 }
@@ -186,12 +233,16 @@ static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
 }
 
 static void print_header(const session *s) {
-  if (s->device)
-    printf("device %d (%d:%d): %s, %s, driver %s, %s\n", s->device->index,
-           s->device->platform_index, s->device->device_index, s->device->name,
-           s->device->platform, s->device->driver_version, s->device->version);
-  else
-    printf("device: none (no OpenCL device found)\n");
+  for (int i = 0; i < s->ntargets; ++i) {
+    const cg_device_info *d = s->targets[i].info;
+    if (d)
+      printf("device %d (%d:%d): %s, %s, driver %s, %s\n", d->index, d->platform_index,
+             d->device_index, d->name, d->platform, d->driver_version, d->version);
+    else if (s->targets[i].platform)
+      printf("platform %s: lists no device (its records are skipped)\n", s->targets[i].platform);
+    else
+      printf("device: none (no OpenCL device found)\n");
+  }
 }
 
 /* Write the files, print, and choose the exit status. The files first: a reader that stops
@@ -218,31 +269,15 @@ static int finish_session(session *s, const common_opts *o) {
   return status;
 }
 
-/* A crossover names a record's backend, variant and mode in fields as long as the record's. */
-_Static_assert(sizeof ((cg_crossover *)0)->backend >= sizeof ((cg_record *)0)->backend &&
-                   sizeof ((cg_crossover *)0)->variant >= sizeof ((cg_record *)0)->variant &&
-                   sizeof ((cg_crossover *)0)->mode >= sizeof ((cg_record *)0)->mode,
-               "cg_crossover holds a record's names");
-
-static void print_crossovers(const cg_report *report, const cg_workload *w) {
+/* A sweep's crossovers into the report, for the table and the JSON. */
+static int keep_crossovers(cg_report *report, const cg_job *job) {
   /* at most one per record */
   cg_crossover *x = malloc((size_t)(report->count > 0 ? report->count : 1) * sizeof *x);
-  const int n = x ? cg_crossovers(report, w->name, x, report->count) : 0;
-  if (n == 0) {
-    free(x);
-    return;
-  }
-  printf("\ncrossover (%s): the size from which each OpenCL backend beats cpu\n",
-         w->sweep->option);
-  for (int i = 0; i < n; ++i) {
-    char loop[32] = "never", total[32] = "never";
-    if (x[i].loop_size) snprintf(loop, sizeof loop, "%g", x[i].loop_size);
-    if (x[i].total_size) snprintf(total, sizeof total, "%g", x[i].total_size);
-    printf("  %s/%s%s%s: counting the loop alone from %s; counting init, compile and upload too "
-           "from %s\n",
-           x[i].backend, x[i].variant, x[i].mode[0] ? "/" : "", x[i].mode, loop, total);
-  }
+  const int n = x ? cg_crossovers(report, job->workload->name, x, report->count) : 0;
+  const bool ok = x && cg_report_set_crossovers(report, job->sweep->option, x, n);
   free(x);
+  if (!ok) cli_error("out of memory");
+  return ok ? 0 : EXIT_FAILURE;
 }
 
 /* Validate every job first (nothing runs on bad input), then run them all into one report. */
@@ -252,7 +287,7 @@ static int check_names(const cg_job *jobs, int njobs) {
   cg_error err = {0};
   for (int j = 0; j < njobs; ++j) {
     const cg_workload *w = jobs[j].workload;
-    const char *label = w->sweep ? w->sweep->label : NULL;
+    const char *label = jobs[j].sweep ? jobs[j].sweep->label : NULL;
     for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
       if (strcmp((*i)->workload, w->name) != 0) continue;
       for (int v = 0; (*i)->variants[v]; ++v) {
@@ -283,7 +318,7 @@ static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o
   return false;
 }
 
-int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
+int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
   const int cache_status = binary_cache_resolve(o);
   int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
@@ -300,16 +335,20 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     status = EXIT_FAILURE;
   }
   if (status == 0) status = check_names(jobs, njobs);
+  for (int j = 0; j < njobs; ++j) jobs[j].budget_s = o->budget_s;
   const cg_selection sel = {(const char *const *)o->backends, (const char *const *)o->variants,
                             o->seed, o->kernel_dir, o->binary_cache, &o->overrides, scope};
   cg_error err = {0};
   if (status == 0) status = legacy_overrides(o);
   if (status == 0) status = check_overrides(o, jobs, njobs);
+  /* the sizes against every device the run targets */
   for (int j = 0; j < njobs && status == 0; ++j)
-    if (cg_engine_validate(&jobs[j], &sel, s.device, &err) != CG_OK) {
-      cli_error("%s", err.msg);
-      status = EXIT_USAGE;
-    }
+    for (int t = 0; t < s.ntargets && status == 0; ++t)
+      if (cg_engine_validate(&jobs[j], &sel, s.targets[t].info, &err) != CG_OK) {
+        cli_error("%s%s%s", err.msg, s.ntargets > 1 && s.targets[t].info ? " on device " : "",
+                  s.ntargets > 1 && s.targets[t].info ? s.targets[t].info->name : "");
+        status = EXIT_USAGE;
+      }
   if (status == 0) status = check_outputs(o, jobs, njobs);
   if (status == 0) {
     guard_start(o, cli_command());
@@ -318,17 +357,16 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     for (int j = 0; j < njobs && status == 0; ++j) {
       const int first = s.report.count;
       coldstart_child_job_start();
-      if (cg_engine_run(&jobs[j], &sel, s.device, &s.report, on_progress, &s, &err) != CG_OK) {
+      if (cg_engine_run_targets(&jobs[j], &sel, s.targets, s.ntargets, &s.report, on_progress, &s,
+                                &err) != CG_OK) {
         cli_error("%s", err.msg);
         status = EXIT_FAILURE;
       }
       coldstart_child_job_done(&s.report, first);
       guard_job_done(&s.report); /* the record watchdog rests between jobs */
     }
-    if (status == 0) {
-      status = finish_session(&s, o);
-      if (njobs > 1 && jobs[0].group[0]) print_crossovers(&s.report, jobs[0].workload);
-    }
+    if (status == 0 && jobs[0].sweep) status = keep_crossovers(&s.report, &jobs[0]);
+    if (status == 0) status = finish_session(&s, o);
     guard_end();
   }
   close_session(&s);

@@ -73,9 +73,12 @@ problems=()
 if [ -f "$tmp/results.json" ]; then
   total=$(grep -Ec '"status":[[:space:]]*"' "$tmp/results.json")
   ok=$(grep -Ec '"status":[[:space:]]*"ok"' "$tmp/results.json")
-  on_oclgrind=$(grep -Ec '"platform":[[:space:]]*"Oclgrind"' "$tmp/results.json")
+  # the run's devices (each with a "listed") name their platform too: the one, Oclgrind
+  devices=$(grep -Ec '"listed":' "$tmp/results.json")
+  on_oclgrind=$(($(grep -Ec '"platform":[[:space:]]*"Oclgrind"' "$tmp/results.json") - devices))
   [ "$total" -eq "$records" ] || problems+=("$total records, expected $records")
   [ "$ok" -eq "$total" ] || problems+=("$((total - ok)) of $total records not ok")
+  [ "$devices" -eq 1 ] || problems+=("$devices devices in the results, expected Oclgrind alone")
   [ "$on_oclgrind" -eq "$total" ] || problems+=("$((total - on_oclgrind)) records not on Oclgrind")
 else
   problems+=("no results file")

@@ -192,7 +192,7 @@ START_TEST(test_reads_what_the_report_writes) {
 
   cg_results res;
   ck_assert_msg(cg_results_read(path, &res, &err) == CG_OK, "%s", err.msg);
-  ck_assert_int_eq(res.schema, 4);
+  ck_assert_int_eq(res.schema, 5);
   ck_assert_str_eq(res.command, "clgauge linear");
   ck_assert_int_eq(res.count, 2);
   const cg_result *a = &res.records[0];
@@ -272,7 +272,7 @@ END_TEST
 
 START_TEST(test_other_schemas) {
   spec r = {"matmul", "cl", "tiled", NULL, DEV, PLAT, 64, 0.5, 3, NULL};
-  for (int v = 1; v <= 5; v += 4) {
+  for (int v = 1; v <= 6; v += 5) {
     char *json = results_text(v, &r, 1);
     char what[64];
     snprintf(what, sizeof what, "schema clgauge.results/%d, which this clgauge", v);

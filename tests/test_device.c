@@ -320,7 +320,7 @@ END_TEST
 
 START_TEST(test_select_empty_list) {
   /* No device at all: a plain list, no OpenCL needed. */
-  cg_device_list list = {NULL, 0, 2, 0.0};
+  cg_device_list list = {.items = NULL, .count = 0, .platforms = 2};
   cg_error err = {0};
   int index = -7;
   ck_assert_int_eq(cg_device_select(&list, NULL, &index, &err), CG_UNSUPPORTED);
@@ -328,6 +328,48 @@ START_TEST(test_select_empty_list) {
   ck_assert_msg(strstr(err.msg, "no OpenCL device") != NULL, "message: %s", err.msg);
   ck_assert_msg(strstr(err.msg, "2 platforms") != NULL, "message: %s", err.msg);
   ck_assert_int_eq(cg_device_select(&list, "0", &index, &err), CG_UNSUPPORTED);
+}
+END_TEST
+
+/* Device lists, on a made-up list of three devices on two platforms (no OpenCL needed): "all",
+ * indexes, platform:device pairs and names in the order given, a device named twice once, and
+ * an item that matches nothing, an empty item or "all" inside a list refused, naming it. */
+START_TEST(test_select_many) {
+  cg_device_info items[3];
+  memset(items, 0, sizeof items);
+  const char *names[] = {"alpha gpu", "beta cpu", "gamma cpu"};
+  const int platform[] = {0, 1, 1}, device[] = {0, 0, 1};
+  for (int i = 0; i < 3; ++i) {
+    items[i].index = i;
+    items[i].platform_index = platform[i];
+    items[i].device_index = device[i];
+    snprintf(items[i].name, sizeof items[i].name, "%s", names[i]);
+    items[i].type = i == 0 ? CL_DEVICE_TYPE_GPU : CL_DEVICE_TYPE_CPU;
+  }
+  cg_device_list list = {.items = items, .count = 3, .platforms = 2};
+  cg_error err = {0};
+  int idx[3] = {-1, -1, -1}, count = -1;
+  ck_assert_int_eq(cg_device_select_many(&list, "all", idx, &count, &err), CG_OK);
+  ck_assert_int_eq(count, 3);
+  ck_assert(idx[0] == 0 && idx[1] == 1 && idx[2] == 2);
+  ck_assert_int_eq(cg_device_select_many(&list, "2,0", idx, &count, &err), CG_OK);
+  ck_assert(count == 2 && idx[0] == 2 && idx[1] == 0);
+  ck_assert_int_eq(cg_device_select_many(&list, "1:1,0:0,gamma", idx, &count, &err), CG_OK);
+  ck_assert(count == 2 && idx[0] == 2 && idx[1] == 0);
+  ck_assert_int_eq(cg_device_select_many(&list, "beta,alpha", idx, &count, &err), CG_OK);
+  ck_assert(count == 2 && idx[0] == 1 && idx[1] == 0);
+  ck_assert(cg_device_selector_is_list("all") && cg_device_selector_is_list("0,1") &&
+            !cg_device_selector_is_list("0") && !cg_device_selector_is_list(NULL));
+  const char *bad[][2] = {{"0,delta", "'delta'"},
+                          {"0,,1", "an empty item"},
+                          {"0,", "an empty item"},
+                          {"0,all", "'all' stands alone"},
+                          {"0,7", "'7'"}};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    err = (cg_error){0};
+    ck_assert_int_eq(cg_device_select_many(&list, bad[i][0], idx, &count, &err), CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, bad[i][1]), "%s: %s", bad[i][0], err.msg);
+  }
 }
 END_TEST
 
@@ -570,6 +612,7 @@ Suite *cg_device_suite(void) {
   tcase_add_test(tc, test_select_driver_names);
   tcase_add_test(tc, test_select_bad);
   tcase_add_test(tc, test_select_empty_list);
+  tcase_add_test(tc, test_select_many);
   tcase_add_test(tc, test_type_names);
   suite_add_tcase(s, tc);
 

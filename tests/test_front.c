@@ -3,6 +3,7 @@
  * and what it leaves behind: its exit status or signal, its results files, no temporary files.
  * Runs the cpu backend, so it needs no OpenCL device (those parts that need one skip). */
 #include <cjson/cJSON.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clgauge/report.h"
 #include "test_util.h"
 
 /* A running clgauge: its process, the read end of its stderr (when asked for), and the files
@@ -248,7 +250,7 @@ START_TEST(test_stopped_by_signal) {
   const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(second, "reason"));
   ck_assert_msg(reason && strstr(reason, names[_i]), "reason: %s", reason ? reason : "null");
   ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(root, "schema")),
-                   "clgauge.results/4");
+                   CG_REPORT_SCHEMA);
   cJSON_Delete(root);
   char *csv = child_file(&c, "p.csv");
   ck_assert_msg(strstr(csv, "\"ok\"") && strstr(csv, "\"interrupted\""), "p.csv:\n%s", csv);
@@ -342,6 +344,153 @@ START_TEST(test_home_unusable) {
 }
 END_TEST
 
+/* ---- several devices in one run ---- */
+
+static int json_int(const cJSON *obj, const char *key) {
+  const cJSON *v = cJSON_GetObjectItem(obj, key);
+  return cJSON_IsNumber(v) ? v->valueint : -1;
+}
+
+/* `matmul --device all` under env: the results file lists the run's devices; the cpu backend
+ * ran once; every listed device has its records of each OpenCL backend, ok and verified, and a
+ * table of its own on stdout; a platform that lists no device has its records skipped, saying
+ * so. Returns the number of listed devices. */
+static int expect_all_devices(const char *const *env) {
+  const char *const args[] = {"matmul", "--n", "9", "--runs", "3", "--loops", "1", "--device",
+                              "all", "--json", "p.json", "--quiet", NULL};
+  child c;
+  char *err = NULL;
+  const int status = run(args, -1, env, &c, &err);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status 0x%x; stderr:\n%s",
+                (unsigned)status, err);
+  cJSON *root = NULL;
+  const char *st[64];
+  const int n = results_statuses(&c, "p.json", st, 64, &root);
+  ck_assert_msg(n > 0 && n <= 64, "%d records", n);
+  char *out = child_file(&c, "stdout");
+  const cJSON *devices = cJSON_GetObjectItem(root, "devices");
+  ck_assert(cJSON_IsArray(devices));
+  int listed = 0, ndevices = 0;
+  for (const cJSON *d = devices->child; d; d = d->next, ++ndevices) {
+    const bool is_listed = cJSON_IsTrue(cJSON_GetObjectItem(d, "listed"));
+    const int index = json_int(d, "index");
+    const char *platform = cJSON_GetStringValue(cJSON_GetObjectItem(d, "platform"));
+    ck_assert_ptr_nonnull(platform);
+    ck_assert_msg(!is_listed || (cJSON_GetStringValue(cJSON_GetObjectItem(d, "driver_version")) &&
+                                 cJSON_GetStringValue(cJSON_GetObjectItem(d, "opencl_version"))),
+                  "device %d without its versions", index);
+    listed += is_listed;
+    /* clblast/sgemm and cl's naive, tiled and regblock on each */
+    int records = 0;
+    for (const cJSON *r = cJSON_GetObjectItem(root, "records")->child; r; r = r->next) {
+      const cJSON *dev = cJSON_GetObjectItem(r, "device");
+      const char *status_text = cJSON_GetStringValue(cJSON_GetObjectItem(r, "status"));
+      const char *reason = cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason"));
+      if (is_listed && json_int(dev, "index") == index) {
+        records++;
+        ck_assert_msg(strcmp(status_text, "ok") == 0, "device %d: %s: %s", index, status_text,
+                      reason ? reason : "");
+        const cJSON *verify = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "phases"), "verify");
+        ck_assert(cJSON_IsNumber(cJSON_GetObjectItem(verify, "rel_error")));
+      } else if (!is_listed && cJSON_IsNull(cJSON_GetObjectItem(dev, "index")) &&
+                 strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "backend")), "cpu") != 0 &&
+                 strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(dev, "platform")), platform) ==
+                     0) {
+        records++;
+        ck_assert_str_eq(status_text, "skipped");
+        ck_assert_msg(reason && strstr(reason, "lists no device"), "reason: %s",
+                      reason ? reason : "null");
+      }
+    }
+    ck_assert_msg(records == 4, "device %d (%s): %d records, not 4", index, platform, records);
+    char head[64];
+    if (is_listed) {
+      snprintf(head, sizeof head, "\nmatmul on device %d, ", index);
+      ck_assert_msg(strstr(out, head), "no table for device %d; stdout:\n%s", index, out);
+    }
+  }
+  int cpu = 0;
+  for (const cJSON *r = cJSON_GetObjectItem(root, "records")->child; r; r = r->next)
+    cpu += strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "backend")), "cpu") == 0;
+  ck_assert_msg(cpu == 1, "the cpu backend ran %d times", cpu);
+  ck_assert_msg(n == 1 + 4 * ndevices, "%d records for %d devices", n, ndevices);
+  cJSON_Delete(root);
+  free(out);
+  free(err);
+  cg_test_rmtree(c.dir);
+  return listed;
+}
+
+/* The CPU drivers here: PoCL and Mesa's rusticl (Clover, where it lists no device, skipped). */
+START_TEST(test_all_cpu_drivers) {
+  const char *const env[] = {"RUSTICL_ENABLE=llvmpipe", NULL};
+  const int listed = expect_all_devices(env);
+  ck_assert_msg(listed >= 2, "PoCL and rusticl expected, %d devices listed", listed);
+}
+END_TEST
+
+/* Two devices of one driver: PoCL's pthread and basic. */
+START_TEST(test_two_pocl_devices) {
+  const char *const env[] = {"POCL_DEVICES=pthread basic", "RUSTICL_ENABLE", NULL};
+  const int listed = expect_all_devices(env);
+  ck_assert_msg(listed == 2, "POCL_DEVICES='pthread basic': %d devices listed", listed);
+}
+END_TEST
+
+/* ---- the time budget ---- */
+
+/* A budget far below one run: every record stops after run 0 and two steady runs, says so, and
+ * is still verified against the reference of the runs it ran (the trainings' losses and final
+ * weights, saxpy's y after fewer updates: a reference of every run asked for would fail them). */
+START_TEST(test_budget_cuts_runs) {
+  static const char *const cmds[][16] = {
+      {"mlp", "--batch", "5", "--din", "9", "--hidden", "7", "--dout", "3", "--iters", "40",
+       "--print-every", "4", NULL},
+      {"linear", "--samples", "77", "--features", "6", "--classes", "3", "--epochs", "10", NULL},
+      {"saxpy", "--n", "1003", "--runs", "10", "--warmup", "1", NULL},
+  };
+  for (int k = 0; k < 3; ++k) {
+    const char *args[32];
+    int n = 0;
+    for (; cmds[k][n]; ++n) args[n] = cmds[k][n];
+    const char *const tail[] = {"--budget-s", "1e-9", "--json", "p.json", "--quiet", NULL};
+    for (int t = 0; tail[t]; ++t) args[n++] = tail[t];
+    args[n] = NULL;
+    child c;
+    char *err = NULL;
+    const int status = run(args, -1, NULL, &c, &err);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s: status 0x%x; stderr:\n%s",
+                  cmds[k][0], (unsigned)status, err);
+    cJSON *root = NULL;
+    const char *st[16];
+    const int count = results_statuses(&c, "p.json", st, 16, &root);
+    ck_assert_msg(count >= 3, "%s: %d records", cmds[k][0], count);
+    for (const cJSON *r = cJSON_GetObjectItem(root, "records")->child; r; r = r->next) {
+      const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(r, "backend"));
+      const cJSON *budget = cJSON_GetObjectItem(r, "budget");
+      ck_assert_msg(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(r, "status")), "ok") == 0,
+                    "%s %s: %s", cmds[k][0], name,
+                    cJSON_GetStringValue(cJSON_GetObjectItem(r, "reason")));
+      ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItem(budget, "cut")), "%s %s: not cut",
+                    cmds[k][0], name);
+      ck_assert_int_eq(json_int(budget, "runs_asked"), 10);
+      ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(r, "runs")), 3);
+      if (strcmp(name, "cpu") != 0) {
+        const cJSON *verify = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "phases"), "verify");
+        ck_assert_msg(cJSON_IsNumber(cJSON_GetObjectItem(verify, "rel_error")),
+                      "%s %s: not verified", cmds[k][0], name);
+      }
+    }
+    char *out = child_file(&c, "stdout");
+    ck_assert_msg(strstr(out, "3 of 10 runs"), "%s: stdout:\n%s", cmds[k][0], out);
+    free(out);
+    cJSON_Delete(root);
+    free(err);
+    cg_test_rmtree(c.dir);
+  }
+}
+END_TEST
+
 Suite *cg_front_suite(void) {
   Suite *s = suite_create("front");
   TCase *tc = tcase_create("stdout");
@@ -357,6 +506,15 @@ Suite *cg_front_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("environment");
   tcase_add_test(tc, test_home_unusable);
+  tcase_set_timeout(tc, 120);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("devices");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, test_all_cpu_drivers);
+  tcase_add_test(tc, test_two_pocl_devices);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("budget");
+  tcase_add_test(tc, test_budget_cuts_runs);
   tcase_set_timeout(tc, 120);
   suite_add_tcase(s, tc);
   return s;

@@ -1557,6 +1557,46 @@ START_TEST(test_crossovers) {
 }
 END_TEST
 
+/* The same backend and variant on two devices (the host once, the reference of both): one
+ * crossover each, from its own device's records; a platform that lists no device, its records
+ * skipped, has none. */
+START_TEST(test_crossovers_per_device) {
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  const int sizes[] = {256, 1024, 4096};
+  const double host_steady[] = {1, 4, 16}, host_total[] = {100, 400, 1600};
+  /* device 0 wins the loop from 1024 and everything at 4096; device 1 never wins */
+  const double steady[2][3] = {{2, 3, 5}, {5, 9, 30}}, total[2][3] = {{900, 700, 800},
+                                                                      {2000, 3000, 4000}};
+  for (int i = 0; i < 3; ++i) {
+    add_record(&report, "cpu", "openblas", true, sizes[i], host_steady[i], host_total[i],
+               CG_STATUS_OK);
+    for (int d = 0; d < 2; ++d) {
+      add_record(&report, "dev", "v", false, sizes[i], steady[d][i], total[d][i], CG_STATUS_OK);
+      cg_record *r = &report.records[report.count - 1];
+      r->device_index = d;
+      snprintf(r->device, sizeof r->device, "device %d", d);
+    }
+    add_record(&report, "dev", "v", false, sizes[i], NAN, NAN, CG_STATUS_SKIPPED);
+    snprintf(report.records[report.count - 1].platform, sizeof report.records[0].platform,
+             "Clover");
+  }
+  cg_crossover x[8];
+  const int n = cg_crossovers(&report, "mlp", x, 8);
+  ck_assert_int_eq(n, 2);
+  for (int d = 0; d < 2; ++d) {
+    const cg_crossover *c = x[0].device_index == d ? &x[0] : &x[1];
+    ck_assert_int_eq(c->device_index, d);
+    char name[32];
+    snprintf(name, sizeof name, "device %d", d);
+    ck_assert_str_eq(c->device, name);
+    ck_assert_double_eq(c->loop_size, d == 0 ? 1024 : 0);
+    ck_assert_double_eq(c->total_size, d == 0 ? 4096 : 0);
+  }
+  cg_report_free(&report);
+}
+END_TEST
+
 Suite *cg_mlp_suite(void) {
   Suite *s = suite_create("mlp");
   TCase *tc = tcase_create("reference");
@@ -1592,6 +1632,7 @@ Suite *cg_mlp_suite(void) {
   tcase_add_test(tc, test_validate_device_limits);
   tcase_add_test(tc, test_presets);
   tcase_add_test(tc, test_crossovers);
+  tcase_add_test(tc, test_crossovers_per_device);
   suite_add_tcase(s, tc);
   return s;
 }

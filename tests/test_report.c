@@ -255,9 +255,12 @@ START_TEST(test_record_names) {
     for (const char *const *v = (*i)->variants; *v; ++v)
       for (int m = -1; m < 0 || (w->modes && w->modes->names[m]); ++m) {
         const char *mode = m < 0 ? (w->modes ? w->modes->host_mode : NULL) : w->modes->names[m];
-        ck_assert_msg(cg_record_check_names(w->name, (*i)->backend->name, *v, mode,
-                                            w->sweep ? w->sweep->label : NULL, &err) == CG_OK,
-                      "%s", err.msg);
+        /* outside a sweep, and in each of the workload's sweeps */
+        const cg_sweep_desc none = {0}, *sweeps = w->sweeps ? w->sweeps : &none;
+        for (int k = -1; k < 0 || sweeps[k].option; ++k)
+          ck_assert_msg(cg_record_check_names(w->name, (*i)->backend->name, *v, mode,
+                                              k < 0 ? NULL : sweeps[k].label, &err) == CG_OK,
+                        "%s", err.msg);
       }
   }
 }
@@ -352,7 +355,7 @@ static void expect_string(const cJSON *obj, const char *path, const char *want) 
 static void check_json(const char *text, const cg_report *report) {
   cJSON *root = cJSON_Parse(text);
   ck_assert_msg(root != NULL, "not JSON near: %.80s", cJSON_GetErrorPtr());
-  expect_string(root, "schema", "clgauge.results/4");
+  expect_string(root, "schema", CG_REPORT_SCHEMA);
   expect_string(root, "schema", CG_REPORT_SCHEMA);
   expect_string(root, "clgauge_version", CLGAUGE_VERSION);
   expect_string(root, "command", "clgauge matmul --n 17");
@@ -498,7 +501,7 @@ START_TEST(test_json_empty_report) {
   ck_assert_ptr_nonnull(text);
   cJSON *root = cJSON_Parse(text);
   ck_assert_ptr_nonnull(root);
-  expect_string(root, "schema", "clgauge.results/4");
+  expect_string(root, "schema", CG_REPORT_SCHEMA);
   expect_null(root, "discovery_ms");
   ck_assert_int_eq(cJSON_GetArraySize(get(root, "records")), 0);
   cJSON_Delete(root);

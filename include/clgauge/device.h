@@ -32,11 +32,17 @@ typedef struct cg_device_info {
   bool profiling; /* the device supports CL_QUEUE_PROFILING_ENABLE */
 } cg_device_info;
 
+enum { CG_MAX_EMPTY_PLATFORMS = 8 };
+
 typedef struct cg_device_list {
   cg_device_info *items;
   int count;
   int platforms;     /* platforms found, with or without devices */
   double query_ms;   /* time the enumeration took (platform discovery) */
+  /* the names of the platforms that list no device (Mesa's Clover without a usable driver), so
+   * that a run over every device can say which drivers it found nothing on */
+  char empty_platforms[CG_MAX_EMPTY_PLATFORMS][128];
+  int nempty;
 } cg_device_list;
 
 /* Enumerate every device of every platform. No platform at all is not an error: count is 0. */
@@ -52,6 +58,15 @@ void cg_device_list_free(cg_device_list *list);
  *                    version string contains it (case-insensitive; PoCL shows only there)
  * On success *index is a position in list->items; otherwise CG_BAD_INPUT naming the selector. */
 cg_rc cg_device_select(const cg_device_list *list, const char *selector, int *index, cg_error *err);
+
+/* Several devices: "all" (every device listed), or a comma-separated list of selectors as above
+ * ("0,2", "nvidia,pocl", "0:0,1:0"), each selecting one device; a device selected twice counts
+ * once. indices (room for list->count) receives positions in list->items in the order given.
+ * CG_BAD_INPUT names the item that matches nothing, or an empty item. */
+cg_rc cg_device_select_many(const cg_device_list *list, const char *selectors, int *indices,
+                            int *count, cg_error *err);
+/* Whether a selector asks for several devices ("all", or a list with a comma). */
+bool cg_device_selector_is_list(const char *selector);
 
 /* "GPU", "CPU", "accelerator", ... for a cl_device_type. */
 const char *cg_device_type_name(cl_device_type type);

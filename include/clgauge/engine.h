@@ -22,6 +22,10 @@ typedef struct cg_job {
   bool modes[CG_MAX_MODES]; /* which of the workload's modes to run */
   char group[32];           /* a sweep point's label ("hidden 64"), else empty */
   double sweep_value;       /* the sweep point's size, else NAN */
+  const cg_sweep_desc *sweep; /* the sweep of a sweep point, else NULL */
+  double budget_s; /* time budget of each record's steady runs, in seconds: once they have
+                      taken longer, the remaining runs are skipped (run 0, the untimed warm-ups
+                      and two steady runs always run); 0 (cg_job_init's): none */
 } cg_job;
 
 /* The workload at its defaults. */
@@ -30,9 +34,10 @@ void cg_job_init(cg_job *job, const cg_workload *workload);
 cg_rc cg_job_preset(cg_job *job, const char *name, cg_error *err);
 /* Select modes from a mode option's value: one mode's name, or "all". */
 cg_rc cg_job_select_modes(cg_job *job, const char *text, cg_error *err);
-/* The job at one size of its workload's sweep: the sweep's parameters set to size, its defaults
- * applied where not given, and the group label set. */
-cg_rc cg_job_sweep_point(const cg_job *base, int size, cg_job *out, cg_error *err);
+/* The job at one size of one of its workload's sweeps: the sweep's parameters set to size, its
+ * defaults applied where not given, and the group label set. */
+cg_rc cg_job_sweep_point(const cg_job *base, const cg_sweep_desc *sweep, int size, cg_job *out,
+                         cg_error *err);
 
 /* What every job of a run shares: the selection and where programs come from. */
 typedef struct cg_selection {
@@ -62,14 +67,22 @@ cg_rc cg_engine_run(const cg_job *job, const cg_selection *sel, const cg_device_
                     cg_report *report, cg_progress_fn progress, void *progress_ctx,
                     cg_error *err);
 
-/* Crossover of one device backend/variant against the reference backend along a sweep: the
- * smallest swept size from which it is faster at every larger size, counting the steady time
- * per iteration alone, and counting everything (init, compile, upload and every run). 0: never. */
-typedef struct cg_crossover {
-  char backend[16], variant[24], mode[16];
-  double loop_size, total_size;
-} cg_crossover;
-/* From the records of one workload's sweep; fills at most max, returns the count. */
+/* A device that a run targets: a listed device, or (info NULL) a platform that lists no device
+ * (platform names it) or no OpenCL device at all (platform NULL); the device backends' records
+ * of a target without info are skipped, saying why. */
+typedef struct cg_target {
+  const cg_device_info *info;
+  const char *platform;
+} cg_target;
+
+/* Run the job on several devices: the host backends (the reference among them) once, then the
+ * device backends on each target in turn, every record verified against the one reference. */
+cg_rc cg_engine_run_targets(const cg_job *job, const cg_selection *sel, const cg_target *targets,
+                            int ntargets, cg_report *report, cg_progress_fn progress,
+                            void *progress_ctx, cg_error *err);
+
+/* The crossovers (report.h) of the records of one workload's sweep, one per device
+ * backend/variant/mode and device; fills at most max, returns the count. */
 int cg_crossovers(const cg_report *report, const char *workload, cg_crossover *out, int max);
 
 #endif

@@ -24,8 +24,15 @@
  * of version 3 that do not know it lose nothing).
  * 4: status "interrupted" (the run was stopped while the record ran: a signal, or
  * --record-timeout), written by a run stopped that way; the command line kept whole, bytes
- * that are not UTF-8 as \xHH. */
-#define CG_REPORT_SCHEMA "clgauge.results/4"
+ * that are not UTF-8 as \xHH.
+ * 5: several devices in one run: the top-level "devices" (every device the run targeted, in
+ * order: "index" and "id" as `clgauge list` prints them, name, vendor, platform and its version,
+ * driver, OpenCL and OpenCL C versions, type, and "listed": false for a platform that lists no
+ * device, whose records are skipped), each record's device.index and device.id (null for the
+ * host and for no device); each record's "budget" (the --budget-s that applied, null for none,
+ * "runs_asked" and whether the record was "cut"); the top-level "crossovers" of a sweep (null
+ * outside one). */
+#define CG_REPORT_SCHEMA "clgauge.results/5"
 
 typedef enum cg_status {
   CG_STATUS_OK,
@@ -65,6 +72,8 @@ typedef struct cg_record {
   double sweep_value; /* the sweep point's size; NAN outside a sweep */
   char device[256], vendor[128], platform[128], driver[128], cl_version[128];
   const char *device_type;
+  int device_index;   /* as `clgauge list` prints it; -1 for the host and for no device */
+  int device_platform, device_number; /* the device's platform:device; -1 likewise */
   cg_param params[CG_MAX_RECORD_PARAMS];
   int nparams;
   cg_status status;
@@ -90,6 +99,8 @@ typedef struct cg_record {
   cg_run_sample *runs;     /* every timed run, run 0 first */
   int nruns;
   int planned_runs;        /* timed runs the record will have when complete */
+  double budget_s;         /* the steady runs' time budget that applied; 0: none */
+  bool budget_cut;         /* the budget stopped the steady runs before planned_runs */
   cg_stats steady_complete, steady_enqueue, steady_device; /* over the runs after warm-up */
   char device_time_why[96]; /* why device time is unavailable; empty when it is available */
   double download_ms;
@@ -115,9 +126,33 @@ typedef struct cg_record {
   double host_wall_ms;      /* wall time of the steady runs */
 } cg_record;
 
+/* A device a run targeted: listed by its platform, or a platform that lists no device. */
+typedef struct cg_report_device {
+  bool listed;
+  int index, platform_index, device_index; /* -1 for a platform that lists no device */
+  char name[256], vendor[128], platform[128], platform_version[128], driver[128];
+  char cl_version[128], c_version[128];
+  const char *type;
+} cg_report_device;
+
+/* Crossover of one device backend/variant/mode against the reference backend along a sweep: the
+ * smallest swept size from which it is faster at every larger size, counting the steady time
+ * per iteration alone, and counting everything (init, compile, upload and every run). 0: never. */
+typedef struct cg_crossover {
+  char backend[16], variant[24], mode[16];
+  char device[256];
+  int device_index;
+  double loop_size, total_size;
+} cg_crossover;
+
 typedef struct cg_report {
   cg_record *records; /* free with cg_report_free: it owns each record's runs and losses */
   int count, cap;
+  cg_report_device *devices; /* the devices the run targeted (malloc'd) */
+  int ndevices;
+  cg_crossover *crossovers;  /* a sweep's, set by cg_report_set_crossovers (malloc'd) */
+  int ncrossovers;
+  char sweep_option[32];     /* the sweep's option ("sweep-n"); empty outside a sweep */
   char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
                           NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
@@ -127,6 +162,16 @@ void cg_report_init(cg_report *report, int argc, char **argv);
 /* A new record with every time set to NAN, or NULL when out of memory. */
 cg_record *cg_report_add(cg_report *report);
 void cg_report_free(cg_report *report);
+/* The run's devices, in order: a listed device, or a platform that lists none. False when out
+ * of memory. */
+bool cg_report_add_device(cg_report *report, const cg_device_info *info);
+bool cg_report_add_empty_platform(cg_report *report, const char *platform);
+/* Keep a sweep's crossovers (copied) for the table and the JSON. False when out of memory. */
+bool cg_report_set_crossovers(cg_report *report, const char *sweep_option, const cg_crossover *x,
+                              int n);
+/* Whether the records ran on more than one OpenCL device (the table then names the device of
+ * each record). */
+bool cg_report_multi_device(const cg_report *report);
 
 /* Whether names fit a record's fields: the workload's, the backend's, the variant's, and where
  * given (else NULL) the mode's and a sweep's label (a record's group is "<label> <size>").

@@ -1,5 +1,5 @@
-/* Results files read back: the records of a clgauge.results/4, /3 or /2 file with the figures that
- * comparisons and plots need. Anything else (another schema, not JSON, truncated, malformed, too
+/* Results files read back: the records of a clgauge.results/5, /4, /3 or /2 file with the
+ * figures that comparisons and plots need. Anything else (another schema, not JSON, truncated, malformed, too
  * deep or too large) is one CG_BAD_INPUT error naming the file and what is wrong. */
 #ifndef CLGAUGE_RESULTS_H
 #define CLGAUGE_RESULTS_H
@@ -22,8 +22,10 @@ enum {
 };
 
 /* The oldest and the newest schema version read; 2 lacks each record's kernel, reference and
- * group, which read as absent; 4 adds the status "interrupted". */
-enum { CG_RESULTS_SCHEMA_MIN = 2, CG_RESULTS_SCHEMA_MAX = 4 };
+ * group, which read as absent; 4 adds the status "interrupted"; 5 the run's devices, each
+ * record's device index and budget, and a sweep's crossovers, which a comparison needs not
+ * (records of several devices are told apart by device name and platform, as before). */
+enum { CG_RESULTS_SCHEMA_MIN = 2, CG_RESULTS_SCHEMA_MAX = 5 };
 
 /* The phases a record's figures are compared by: one-shot phases in ms, the steady ones (wall
  * time, device time, enqueue time) in ms per iteration, each the median over the steady runs. */

@@ -56,7 +56,7 @@ typedef struct cg_workload {
   const cg_param_desc *params;
   int nparams;
   const cg_preset *presets;   /* ended by a NULL name; NULL for none */
-  const cg_sweep_desc *sweep; /* NULL for none */
+  const cg_sweep_desc *sweeps; /* ended by a NULL option; NULL for none */
   const cg_mode_desc *modes;  /* NULL for none */
   const char *loss_unit;      /* "iteration" or "epoch" when the runs read back a loss, else NULL */
 
@@ -81,10 +81,11 @@ typedef struct cg_workload {
   const void *(*problem)(const cg_workload_data *data);
   const void *(*inputs)(const cg_workload_data *data);
   void *(*outputs)(cg_workload_data *data);
-  /* Compute the host reference. */
-  cg_rc (*reference)(cg_workload_data *data, cg_error *err);
+  /* Compute the host reference of the record's first `runs` runs (run_count for a whole record;
+   * fewer when a time budget cut a record's steady runs). */
+  cg_rc (*reference)(cg_workload_data *data, int runs, cg_error *err);
   /* The reference backend's outputs (in outputs(), and the record's losses) become the
-   * reference. */
+   * reference, of as many runs as the record ran (its timed runs, and every untimed one). */
   void (*adopt_reference)(cg_workload_data *data, const cg_record *rec);
   /* Verify the downloaded outputs (and the record's losses) against the reference: sets the
    * record's verify fields, and status `error` when out of tolerance. */
@@ -103,6 +104,8 @@ typedef struct cg_workload {
 const cg_workload *const *cg_workload_all(void);
 /* The workload of that name, or NULL. */
 const cg_workload *cg_workload_find(const char *name);
+/* The workload's sweep whose option is `option` (without the dashes), or NULL. */
+const cg_sweep_desc *cg_workload_sweep(const cg_workload *w, const char *option);
 
 /* Shared by the descriptors' verify functions: the largest relative error of the losses
  * (NaN sticks), and the verdict into the record. */

@@ -79,7 +79,12 @@ cg_rc cg_device_list_query(cg_device_list *out, cg_error *err) {
     cl_uint ndev = 0;
     code = clGetDeviceIDs(platforms[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
     /* A platform may list no device (Mesa Clover without a usable driver): skip it. */
-    if (code == CL_DEVICE_NOT_FOUND || code != CL_SUCCESS || ndev == 0) continue;
+    if (code == CL_DEVICE_NOT_FOUND || code != CL_SUCCESS || ndev == 0) {
+      if (out->nempty < CG_MAX_EMPTY_PLATFORMS)
+        platform_string(platforms[p], CL_PLATFORM_NAME, out->empty_platforms[out->nempty++],
+                        sizeof out->empty_platforms[0]);
+      continue;
+    }
     cl_device_id *grown_ids = realloc(ids, ndev * sizeof *ids);
     CG_CHECK(grown_ids, CG_ERROR, "out of memory");
     ids = grown_ids;
@@ -114,6 +119,7 @@ void cg_device_list_free(cg_device_list *list) {
   list->items = NULL;
   list->count = 0;
   list->platforms = 0;
+  list->nempty = 0;
 }
 
 const char *cg_device_type_name(cl_device_type type) {
@@ -211,6 +217,39 @@ cg_rc cg_device_select(const cg_device_list *list, const char *selector, int *in
   CG_CHECK(0, CG_BAD_INPUT,
            "device '%s': no device index, type, vendor or name matches (see 'clgauge list')",
            selector);
+cleanup:
+  return rc;
+}
+
+bool cg_device_selector_is_list(const char *selector) {
+  return selector && (strcasecmp(selector, "all") == 0 || strchr(selector, ','));
+}
+
+cg_rc cg_device_select_many(const cg_device_list *list, const char *selectors, int *indices,
+                            int *count, cg_error *err) {
+  cg_rc rc = CG_OK;
+  *count = 0;
+  if (strcasecmp(selectors, "all") == 0) {
+    for (int i = 0; i < list->count; ++i) indices[(*count)++] = i;
+    return CG_OK;
+  }
+  for (const char *p = selectors;; ++p) {
+    const size_t len = strcspn(p, ",");
+    char item[256];
+    CG_CHECK(len > 0, CG_BAD_INPUT, "an empty item in the device list");
+    CG_CHECK(len < sizeof item, CG_BAD_INPUT, "a device list item longer than %zu characters",
+             sizeof item - 1);
+    memcpy(item, p, len);
+    item[len] = '\0';
+    CG_CHECK(strcasecmp(item, "all") != 0, CG_BAD_INPUT, "'all' stands alone, not in a list");
+    int index = -1;
+    CG_TRY(cg_device_select(list, item, &index, err));
+    bool seen = false;
+    for (int k = 0; k < *count; ++k) seen |= indices[k] == index;
+    if (!seen) indices[(*count)++] = index;
+    p += len;
+    if (!*p) break;
+  }
 cleanup:
   return rc;
 }

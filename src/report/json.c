@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
@@ -53,6 +54,15 @@ static cJSON *record_json(const cg_record *r) {
   cJSON_AddStringToObject(dev, "driver_version", r->driver);
   cJSON_AddStringToObject(dev, "opencl_version", r->cl_version);
   cJSON_AddStringToObject(dev, "type", r->device_type);
+  if (r->device_index >= 0) {
+    char id[32];
+    snprintf(id, sizeof id, "%d:%d", r->device_platform, r->device_number);
+    cJSON_AddNumberToObject(dev, "index", r->device_index);
+    cJSON_AddStringToObject(dev, "id", id);
+  } else {
+    cJSON_AddNullToObject(dev, "index");
+    cJSON_AddNullToObject(dev, "id");
+  }
 
   cJSON *params = cJSON_AddObjectToObject(o, "params");
   for (int i = 0; i < r->nparams; ++i) add_num(params, r->params[i].name, r->params[i].value);
@@ -67,6 +77,14 @@ static cJSON *record_json(const cg_record *r) {
     cJSON_AddStringToObject(k, "origin", cg_origin_name(r->kernel.params[i].origin));
     cJSON_AddItemToArray(kparams, k);
   }
+
+  cJSON *budget = cJSON_AddObjectToObject(o, "budget");
+  if (r->budget_s > 0)
+    cJSON_AddNumberToObject(budget, "s", r->budget_s);
+  else
+    cJSON_AddNullToObject(budget, "s");
+  cJSON_AddNumberToObject(budget, "runs_asked", r->planned_runs);
+  cJSON_AddBoolToObject(budget, "cut", r->budget_cut);
 
   cJSON *work = cJSON_AddObjectToObject(o, "work");
   add_num(work, "flops_per_iter", r->flops_per_iter);
@@ -156,6 +174,48 @@ static cJSON *record_json(const cg_record *r) {
   return o;
 }
 
+static cJSON *device_json(const cg_report_device *d) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddBoolToObject(o, "listed", d->listed);
+  if (d->listed) {
+    char id[32];
+    snprintf(id, sizeof id, "%d:%d", d->platform_index, d->device_index);
+    cJSON_AddNumberToObject(o, "index", d->index);
+    cJSON_AddStringToObject(o, "id", id);
+  } else {
+    cJSON_AddNullToObject(o, "index");
+    cJSON_AddNullToObject(o, "id");
+  }
+  cJSON_AddStringToObject(o, "name", d->name);
+  cJSON_AddStringToObject(o, "vendor", d->vendor);
+  cJSON_AddStringToObject(o, "platform", d->platform);
+  cJSON_AddStringToObject(o, "platform_version", d->platform_version);
+  cJSON_AddStringToObject(o, "driver_version", d->driver);
+  cJSON_AddStringToObject(o, "opencl_version", d->cl_version);
+  cJSON_AddStringToObject(o, "opencl_c_version", d->c_version);
+  cJSON_AddStringToObject(o, "type", d->type);
+  return o;
+}
+
+/* A size of 0 (never) is written as null. */
+static cJSON *crossover_json(const cg_crossover *x) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "backend", x->backend);
+  cJSON_AddStringToObject(o, "variant", x->variant);
+  if (x->mode[0])
+    cJSON_AddStringToObject(o, "transfer", x->mode);
+  else
+    cJSON_AddNullToObject(o, "transfer");
+  cJSON_AddStringToObject(o, "device", x->device);
+  if (x->device_index >= 0)
+    cJSON_AddNumberToObject(o, "device_index", x->device_index);
+  else
+    cJSON_AddNullToObject(o, "device_index");
+  add_num(o, "steady_from", x->loop_size > 0 ? x->loop_size : NAN);
+  add_num(o, "total_from", x->total_size > 0 ? x->total_size : NAN);
+  return o;
+}
+
 char *cg_report_json(const cg_report *report) {
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
@@ -168,6 +228,22 @@ char *cg_report_json(const cg_report *report) {
   cJSON_AddStringToObject(root, "created", when);
   cJSON_AddStringToObject(root, "command", report->command ? report->command : "");
   add_num(root, "discovery_ms", report->discovery_ms);
+  cJSON *devices = cJSON_AddArrayToObject(root, "devices");
+  for (int i = 0; i < report->ndevices; ++i)
+    cJSON_AddItemToArray(devices, device_json(&report->devices[i]));
+  if (report->sweep_option[0]) {
+    cJSON *sweep = cJSON_AddObjectToObject(root, "crossovers");
+    cJSON_AddStringToObject(sweep, "sweep", report->sweep_option);
+    const char *against = "";
+    for (int i = 0; i < report->count && !against[0]; ++i)
+      if (report->records[i].reference) against = report->records[i].backend;
+    cJSON_AddStringToObject(sweep, "against", against);
+    cJSON *list = cJSON_AddArrayToObject(sweep, "backends");
+    for (int i = 0; i < report->ncrossovers; ++i)
+      cJSON_AddItemToArray(list, crossover_json(&report->crossovers[i]));
+  } else {
+    cJSON_AddNullToObject(root, "crossovers");
+  }
   cJSON *records = cJSON_AddArrayToObject(root, "records");
   for (int i = 0; i < report->count; ++i)
     cJSON_AddItemToArray(records, record_json(&report->records[i]));

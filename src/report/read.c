@@ -332,7 +332,7 @@ cleanup:
 
 /* ---- the file ---- */
 
-/* "clgauge.results/4" -> 4; 0 when the text is not of that form. */
+/* "clgauge.results/5" -> 5; 0 when the text is not of that form. */
 static int schema_version(const char *schema) {
   const char prefix[] = "clgauge.results/";
   if (strncmp(schema, prefix, sizeof prefix - 1) != 0) return 0;

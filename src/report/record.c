@@ -84,6 +84,7 @@ cg_record *cg_report_add(cg_report *report) {
   rec->loss_unit = "iteration";
   rec->launches_per_iter = -1;
   rec->sweep_value = NAN;
+  rec->device_index = rec->device_platform = rec->device_number = -1;
   double *nan_fields[] = {&rec->flops_per_iter, &rec->bytes_per_iter, &rec->init_ms,
                           &rec->compile_ms,     &rec->upload_ms,      &rec->first.enqueue_ms,
                           &rec->first.complete_ms, &rec->first.device_ms, &rec->download_ms,
@@ -108,6 +109,74 @@ void cg_report_free(cg_report *report) {
   free(report->records);
   report->records = NULL;
   report->count = report->cap = 0;
+  free(report->devices);
+  report->devices = NULL;
+  report->ndevices = 0;
+  free(report->crossovers);
+  report->crossovers = NULL;
+  report->ncrossovers = 0;
+}
+
+static cg_report_device *add_device(cg_report *report) {
+  cg_report_device *grown =
+      realloc(report->devices, (size_t)(report->ndevices + 1) * sizeof *grown);
+  if (!grown) return NULL;
+  report->devices = grown;
+  cg_report_device *d = &grown[report->ndevices++];
+  memset(d, 0, sizeof *d);
+  d->index = d->platform_index = d->device_index = -1;
+  d->type = "";
+  return d;
+}
+
+bool cg_report_add_device(cg_report *report, const cg_device_info *info) {
+  cg_report_device *d = add_device(report);
+  if (!d) return false;
+  d->listed = true;
+  d->index = info->index;
+  d->platform_index = info->platform_index;
+  d->device_index = info->device_index;
+  snprintf(d->name, sizeof d->name, "%s", info->name);
+  snprintf(d->vendor, sizeof d->vendor, "%s", info->vendor);
+  snprintf(d->platform, sizeof d->platform, "%s", info->platform);
+  snprintf(d->platform_version, sizeof d->platform_version, "%s", info->platform_version);
+  snprintf(d->driver, sizeof d->driver, "%s", info->driver_version);
+  snprintf(d->cl_version, sizeof d->cl_version, "%s", info->version);
+  snprintf(d->c_version, sizeof d->c_version, "%s", info->c_version);
+  d->type = cg_device_type_name(info->type);
+  return true;
+}
+
+bool cg_report_add_empty_platform(cg_report *report, const char *platform) {
+  cg_report_device *d = add_device(report);
+  if (!d) return false;
+  snprintf(d->platform, sizeof d->platform, "%s", platform);
+  return true;
+}
+
+bool cg_report_set_crossovers(cg_report *report, const char *sweep_option, const cg_crossover *x,
+                              int n) {
+  free(report->crossovers);
+  report->crossovers = NULL;
+  report->ncrossovers = 0;
+  snprintf(report->sweep_option, sizeof report->sweep_option, "%s", sweep_option);
+  if (n <= 0) return true;
+  report->crossovers = malloc((size_t)n * sizeof *x);
+  if (!report->crossovers) return false;
+  memcpy(report->crossovers, x, (size_t)n * sizeof *x);
+  report->ncrossovers = n;
+  return true;
+}
+
+bool cg_report_multi_device(const cg_report *report) {
+  int first = -1;
+  for (int i = 0; i < report->count; ++i) {
+    const int d = report->records[i].device_index;
+    if (d < 0) continue;
+    if (first >= 0 && d != first) return true;
+    first = d;
+  }
+  return false;
 }
 
 cg_rc cg_record_check_names(const char *workload, const char *backend, const char *variant,
@@ -140,6 +209,9 @@ void cg_record_set_device(cg_record *rec, const cg_device_info *info) {
   snprintf(rec->driver, sizeof rec->driver, "%s", info->driver_version);
   snprintf(rec->cl_version, sizeof rec->cl_version, "%s", info->version);
   rec->device_type = cg_device_type_name(info->type);
+  rec->device_index = info->index;
+  rec->device_platform = info->platform_index;
+  rec->device_number = info->device_index;
 }
 
 void cg_record_add_param(cg_record *rec, const char *name, double value) {

@@ -76,9 +76,16 @@ static const cg_record *reference_for(const cg_report *report, const cg_record *
   return NULL;
 }
 
-/* "backend/variant", with "/transfer" where the record has one. */
+/* "backend/variant", with "/transfer" where the record has one, and "@N" (the device's index
+ * in `clgauge list`) where the report holds records of several devices. */
+static bool multi_device; /* of the report being printed */
+
 static const char *record_name(const cg_record *r, char *buf, size_t size) {
   snprintf(buf, size, "%s/%s%s%s", r->backend, r->variant, r->mode[0] ? "/" : "", r->mode);
+  if (multi_device && r->device_index >= 0)
+    snprintf(buf + strlen(buf), size - strlen(buf), "@%d", r->device_index);
+  else if (multi_device && !r->host_backend && r->platform[0])
+    snprintf(buf + strlen(buf), size - strlen(buf), "@%s", r->platform);
   return buf;
 }
 
@@ -93,7 +100,7 @@ static const char *compile_origin(const cg_record *r) {
 }
 
 static void print_summary(const cg_report *report, const cg_record *r, FILE *out) {
-  char name[80];
+  char name[96];
   double cold = r->init_ms + (isfinite(r->compile_ms) ? r->compile_ms : 0) + r->upload_ms +
                 r->first.complete_ms;
   double steady = cg_per_iter(r->steady_complete.median, r->iters_per_run);
@@ -113,6 +120,8 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
     fputs("; no steady runs (run 0 was the only run)", out);
   else
     fputs("; no steady runs (after run 0 only a shorter last run)", out);
+  if (r->budget_cut)
+    fprintf(out, "; %d of %d runs (--budget-s %g)", r->nruns, r->planned_runs, r->budget_s);
   const cg_record *ref = reference_for(report, r);
   const double ref_steady =
       ref ? cg_per_iter(ref->steady_complete.median, ref->iters_per_run) : NAN;
@@ -173,7 +182,7 @@ static void print_losses(const cg_report *report, FILE *out) {
       fprintf(out, "\nloss of %s\n%10s", r->workload, r->loss_unit);
     for (int j = i; j < report->count; ++j) {
       const cg_record *c = &report->records[j];
-      char name[80];
+      char name[96];
       if (c->nlosses && same_block(c, r))
         fprintf(out, "  %18.18s", record_name(c, name, sizeof name));
     }
@@ -190,7 +199,75 @@ static void print_losses(const cg_report *report, FILE *out) {
   }
 }
 
+/* "8" for a swept size, "never" for 0. */
+static const char *size_text(double size, char *buf, size_t n) {
+  if (size > 0)
+    snprintf(buf, n, "%g", size);
+  else
+    snprintf(buf, n, "never");
+  return buf;
+}
+
+/* A sweep's crossovers: a table, one row per OpenCL backend on each device, and a sentence on
+ * the earliest. */
+static void print_crossovers(const cg_report *report, FILE *out) {
+  if (!report->sweep_option[0]) return;
+  const char *against = "the reference";
+  for (int i = 0; i < report->count; ++i)
+    if (report->records[i].reference) against = report->records[i].backend;
+  fprintf(out, "\ncrossover (--%s): the size from which each OpenCL backend beats %s at every "
+               "larger size\n",
+          report->sweep_option, against);
+  if (report->ncrossovers == 0) {
+    fputs("  no OpenCL record of the sweep to compare\n", out);
+    return;
+  }
+  int wname = (int)strlen("backend"), wdev = (int)strlen("device");
+  char name[96], a[32], b[32];
+  for (int i = 0; i < report->ncrossovers; ++i) {
+    const cg_crossover *x = &report->crossovers[i];
+    const int n = snprintf(name, sizeof name, "%s/%s%s%s", x->backend, x->variant,
+                           x->mode[0] ? "/" : "", x->mode);
+    if (n > wname) wname = n;
+    if ((int)strlen(x->device) > wdev) wdev = (int)strlen(x->device);
+  }
+  fprintf(out, "  %-*s  %-*s  %12s  %24s\n", wname, "backend", wdev, "device", "steady alone",
+          "with context, compile, IO");
+  const cg_crossover *best = NULL;
+  for (int i = 0; i < report->ncrossovers; ++i) {
+    const cg_crossover *x = &report->crossovers[i];
+    snprintf(name, sizeof name, "%s/%s%s%s", x->backend, x->variant, x->mode[0] ? "/" : "",
+             x->mode);
+    fprintf(out, "  %-*s  %-*s  %12s  %24s\n", wname, name, wdev, x->device,
+            size_text(x->loop_size, a, sizeof a), size_text(x->total_size, b, sizeof b));
+    if (x->total_size > 0 && (!best || !(best->total_size > 0) || x->total_size < best->total_size))
+      best = x;
+    else if (!(x->total_size > 0) && x->loop_size > 0 &&
+             (!best || (!(best->total_size > 0) && x->loop_size < best->loop_size)))
+      best = x;
+  }
+  if (!best) {
+    fprintf(out, "No OpenCL backend beats %s at the largest sizes of this sweep.\n", against);
+    return;
+  }
+  snprintf(name, sizeof name, "%s/%s%s%s", best->backend, best->variant, best->mode[0] ? "/" : "",
+           best->mode);
+  char loop[64], total[64];
+  if (best->loop_size > 0)
+    snprintf(loop, sizeof loop, "from %s on", size_text(best->loop_size, a, sizeof a));
+  else
+    snprintf(loop, sizeof loop, "at no swept size");
+  if (best->total_size > 0)
+    snprintf(total, sizeof total, "from %s on", size_text(best->total_size, b, sizeof b));
+  else
+    snprintf(total, sizeof total, "at no swept size");
+  fprintf(out, "Earliest: %s on %s beats %s %s counting the steady runs alone, and %s counting "
+               "context, compile and transfers too.\n",
+          name, best->device, against, loop, total);
+}
+
 void cg_report_print_table(const cg_report *report, FILE *out) {
+  multi_device = cg_report_multi_device(report);
   static const char *const head[COLS] = {
       "backend", "variant", "status", "init ms", "compile ms", "upload ms", "first ms",
       "steady ms/it", "GFLOP/s", "GB/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
@@ -210,21 +287,31 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     }
   }
 
-  const char *last_device = NULL, *last_workload = NULL;
+  const cg_record *last_device = NULL;
+  const char *last_workload = NULL;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
+    /* a table per workload and device: a new one where either changes */
     if (!last_workload || strcmp(last_workload, r->workload) != 0 ||
-        (!r->host_backend && (!last_device || strcmp(last_device, r->device) != 0))) {
+        (!r->host_backend &&
+         (!last_device || strcmp(last_device->device, r->device) != 0 ||
+          last_device->device_index != r->device_index ||
+          strcmp(last_device->platform, r->platform) != 0))) {
       if (r->host_backend)
         fprintf(out, "\n%s on host (OpenBLAS)\n", r->workload);
+      else if (r->device[0] && multi_device)
+        fprintf(out, "\n%s on device %d, %s (%s, driver %s, %s)\n", r->workload, r->device_index,
+                r->device, r->platform, r->driver, r->cl_version);
       else if (r->device[0])
         fprintf(out, "\n%s on %s (%s, driver %s)\n", r->workload, r->device, r->platform,
                 r->driver);
+      else if (r->platform[0])
+        fprintf(out, "\n%s on platform %s: no device\n", r->workload, r->platform);
       else
         fprintf(out, "\n%s: no OpenCL device\n", r->workload);
       print_row(out, cells[0], width);
       last_workload = r->workload;
-      if (!r->host_backend) last_device = r->device;
+      if (!r->host_backend) last_device = r;
     }
     print_row(out, cells[i + 1], width);
   }
@@ -233,16 +320,20 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
     const bool time_note = r->status == CG_STATUS_OK && r->device_time_why[0] && !r->host_backend;
-    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0]) continue;
+    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0] && !r->budget_cut)
+      continue;
     if (!any_note) fputs("\nnotes:\n", out);
     any_note = true;
-    char name[80];
+    char name[96];
     record_name(r, name, sizeof name);
     if (r->status != CG_STATUS_OK)
       fprintf(out, "  %s: %s: %s\n", name, cg_status_name(r->status), r->reason);
     else if (time_note)
       fprintf(out, "  %s: device time n/a: %s\n", name, r->device_time_why);
     if (r->compile_warning[0]) fprintf(out, "  %s: warning: %s\n", name, r->compile_warning);
+    if (r->budget_cut)
+      fprintf(out, "  %s: %d of %d runs: the steady runs passed --budget-s %g\n", name, r->nruns,
+              r->planned_runs, r->budget_s);
   }
 
   print_losses(report, out);
@@ -255,5 +346,6 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     any_summary = true;
     print_summary(report, r, out);
   }
+  print_crossovers(report, out);
   free(cells);
 }

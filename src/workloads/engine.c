@@ -59,11 +59,11 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_job_sweep_point(const cg_job *base, int size, cg_job *out, cg_error *err) {
+cg_rc cg_job_sweep_point(const cg_job *base, const cg_sweep_desc *sw, int size, cg_job *out,
+                         cg_error *err) {
   cg_rc rc = CG_OK;
-  const cg_sweep_desc *sw = base->workload->sweep;
   *out = *base;
-  CG_CHECK(sw, CG_BAD_INPUT, "workload %s has no sweep", base->workload->name);
+  CG_CHECK(sw, CG_BAD_INPUT, "workload %s: no such sweep", base->workload->name);
   for (int i = 0; sw->params[i]; ++i) CG_TRY(cg_params_set(&out->params, sw->params[i], size, err));
   for (const cg_param_value *d = sw->defaults; d && d->name; ++d) {
     const int k = cg_params_index(&out->params, d->name);
@@ -71,6 +71,7 @@ cg_rc cg_job_sweep_point(const cg_job *base, int size, cg_job *out, cg_error *er
   }
   snprintf(out->group, sizeof out->group, "%s %d", sw->label, size);
   out->sweep_value = size;
+  out->sweep = sw;
 cleanup:
   return rc;
 }
@@ -82,33 +83,46 @@ typedef struct record_plan {
   const cg_impl *impl;
   const char *variant;
   const char *mode; /* NULL for workloads without modes */
+  const cg_target *target; /* NULL for a host backend */
 } record_plan;
 
-/* The records of the job in report order, into plan (NULL: count only); returns the count. */
-static int plan_records(const cg_job *job, const cg_selection *sel, record_plan *plan) {
+/* The records of the job on one target (NULL: the host backends' records), appended to plan
+ * (NULL: count only) from n; returns the new count. */
+static int plan_target(const cg_job *job, const cg_selection *sel, const cg_target *target,
+                       record_plan *plan, int n) {
   const cg_workload *w = job->workload;
-  int n = 0;
   for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
     const cg_impl *impl = *i;
-    if (strcmp(impl->workload, w->name) != 0 || !cg_backend_selected(sel->backends, impl->backend))
+    if (strcmp(impl->workload, w->name) != 0 ||
+        !cg_backend_selected(sel->backends, impl->backend) ||
+        impl->backend->needs_device != (target != NULL))
       continue;
     for (int v = 0; impl->variants[v]; ++v) {
       if (!cg_variant_selected(sel->variants, impl->variants, impl->variants[v])) continue;
       if (!w->modes) {
-        if (plan) plan[n] = (record_plan){impl, impl->variants[v], NULL};
+        if (plan) plan[n] = (record_plan){impl, impl->variants[v], NULL, target};
         n++;
       } else if (!impl->backend->needs_device) {
-        if (plan) plan[n] = (record_plan){impl, impl->variants[v], w->modes->host_mode};
+        if (plan) plan[n] = (record_plan){impl, impl->variants[v], w->modes->host_mode, target};
         n++;
       } else {
         for (int m = 0; w->modes->names[m]; ++m)
           if (job->modes[m]) {
-            if (plan) plan[n] = (record_plan){impl, impl->variants[v], w->modes->names[m]};
+            if (plan) plan[n] = (record_plan){impl, impl->variants[v], w->modes->names[m], target};
             n++;
           }
       }
     }
   }
+  return n;
+}
+
+/* The records of the job in report order: the host backends once (the reference first, as
+ * cg_impl_all lists it), then the device backends on each target. */
+static int plan_records(const cg_job *job, const cg_selection *sel, const cg_target *targets,
+                        int ntargets, record_plan *plan) {
+  int n = plan_target(job, sel, NULL, plan, 0);
+  for (int t = 0; t < ntargets; ++t) n = plan_target(job, sel, &targets[t], plan, n);
   return n;
 }
 
@@ -137,7 +151,8 @@ cleanup:
 /* ---- the records ---- */
 
 static cg_record *start_record(cg_report *report, const cg_job *job, const cg_selection *sel,
-                               const record_plan *plan, const cg_device_info *device) {
+                               const record_plan *plan) {
+  const cg_device_info *device = plan->target ? plan->target->info : NULL;
   const cg_workload *w = job->workload;
   const cg_backend *b = plan->impl->backend;
   cg_record *rec = cg_report_add(report);
@@ -155,9 +170,14 @@ static cg_record *start_record(cg_report *report, const cg_job *job, const cg_se
     rec->device_type = "CPU";
   } else if (device) {
     cg_record_set_device(rec, device);
+  } else if (plan->target && plan->target->platform) {
+    snprintf(rec->platform, sizeof rec->platform, "%s", plan->target->platform);
+    cg_record_set_status(rec, CG_STATUS_SKIPPED, "platform %s lists no device",
+                         plan->target->platform);
   } else {
     cg_record_set_status(rec, CG_STATUS_SKIPPED, "no OpenCL device");
   }
+  rec->budget_s = job->budget_s;
   for (int i = 0; i < job->params.count; ++i)
     cg_record_add_param(rec, job->params.desc[i].name, job->params.v[i]);
   cg_record_add_param(rec, "seed", (double)sel->seed);
@@ -308,10 +328,17 @@ static void run_timer_close(run_timer *t) {
 typedef struct job_state {
   const cg_job *job;
   const cg_selection *sel;
-  const cg_device_info *device;
   cg_workload_data *data;
   bool have_ref;
+  int ref_runs; /* the runs the reference covers */
 } job_state;
+
+/* Whether the budget stops a record's steady runs after this one: it has had two at least, and
+ * they have taken longer than the budget. */
+static bool budget_spent(const job_state *js, const run_timer *t) {
+  return js->job->budget_s > 0 && t->nsteady >= 2 &&
+         cg_ns_to_ms(cg_now_ns() - t->steady_wall0) > 1e3 * js->job->budget_s;
+}
 
 /* One record: open the device, prepare, upload, run, download, verify. Every failure lands in the
  * record; nothing here stops the other records. */
@@ -322,6 +349,7 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   const cg_params *p = &js->job->params;
   const cg_impl *impl = plan->impl;
   const cg_backend *backend = impl->backend;
+  const cg_device_info *info = plan->target ? plan->target->info : NULL;
   void *device = NULL, *state = NULL;
 
   const int nruns = w->run_count(p);
@@ -339,15 +367,16 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   }
   if (!backend->is_reference && !js->have_ref) {
     const uint64_t r0 = cg_now_ns();
-    CG_TRY(w->reference(js->data, err));
+    CG_TRY(w->reference(js->data, nruns, err));
     rec->reference_ms = cg_ns_to_ms(cg_now_ns() - r0);
     js->have_ref = true;
+    js->ref_runs = nruns;
   }
 
   if (backend->open) {
     const char *why = NULL;
     const uint64_t t0 = cg_now_ns();
-    CG_TRY(backend->open(js->device, &device, &why, err));
+    CG_TRY(backend->open(info, &device, &why, err));
     rec->init_ms = cg_ns_to_ms(cg_now_ns() - t0);
     if (why) no_device_time(t, why);
   } else {
@@ -365,7 +394,7 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   rec->compile_ms = prepared.compile_ms;
   snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", prepared.compile_kind);
   if (backend->driver_cache && strcmp(prepared.compile_kind, "none") != 0)
-    snprintf(rec->driver_cache, sizeof rec->driver_cache, "%s", backend->driver_cache(js->device));
+    snprintf(rec->driver_cache, sizeof rec->driver_cache, "%s", backend->driver_cache(info));
   rec->kernel = prepared.config;
 
   uint64_t t0 = cg_now_ns();
@@ -373,6 +402,7 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   rec->upload_ms = cg_ns_to_ms(cg_now_ns() - t0);
 
   bool steady_started = false;
+  int ran = 0; /* runs executed, untimed ones included */
   for (int r = 0; r < nruns; ++r) {
     cg_run run;
     w->run_at(js->data, r, &run);
@@ -389,6 +419,11 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     if (rc == CG_OK) rc = impl->finish(state, &res, err);
     if (rc != CG_OK) goto cleanup;
     run_timer_end(t, run.kind, run.iters, &res, w->loss_unit != NULL);
+    ran = r + 1;
+    if (run.kind == CG_RUN_STEADY && r + 1 < nruns && budget_spent(js, t)) {
+      rec->budget_cut = true;
+      break;
+    }
   }
   run_timer_close(t);
 
@@ -400,7 +435,16 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     /* The reference backend runs the reference code itself: its results are the reference. */
     w->adopt_reference(js->data, rec);
     js->have_ref = true;
+    js->ref_runs = ran;
   } else {
+    /* A record cut by the budget is verified against the reference of the runs it ran. */
+    if (js->ref_runs != ran) {
+      const uint64_t r0 = cg_now_ns();
+      CG_TRY(w->reference(js->data, ran, err));
+      rec->reference_ms = (isfinite(rec->reference_ms) ? rec->reference_ms : 0) +
+                          cg_ns_to_ms(cg_now_ns() - r0);
+      js->ref_runs = ran;
+    }
     t0 = cg_now_ns();
     w->verify(js->data, rec);
     rec->verified_ns = cg_now_ns();
@@ -417,16 +461,23 @@ cleanup:
 cg_rc cg_engine_run(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
                     cg_report *report, cg_progress_fn progress, void *progress_ctx,
                     cg_error *err) {
+  const cg_target target = {device, NULL};
+  return cg_engine_run_targets(job, sel, &target, 1, report, progress, progress_ctx, err);
+}
+
+cg_rc cg_engine_run_targets(const cg_job *job, const cg_selection *sel, const cg_target *targets,
+                            int ntargets, cg_report *report, cg_progress_fn progress,
+                            void *progress_ctx, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_workload *w = job->workload;
-  job_state js = {job, sel, device, NULL, false};
-  const int total = plan_records(job, sel, NULL);
+  job_state js = {job, sel, NULL, false, 0};
+  const int total = plan_records(job, sel, targets, ntargets, NULL);
   record_plan *plan = calloc((size_t)(total > 0 ? total : 1), sizeof *plan);
   CG_CHECK(plan, CG_ERROR, "out of memory");
-  plan_records(job, sel, plan);
+  plan_records(job, sel, targets, ntargets, plan);
   CG_TRY(w->create(&job->params, sel->seed, &js.data, err));
   for (int i = 0; i < total; ++i) {
-    cg_record *rec = start_record(report, job, sel, &plan[i], device);
+    cg_record *rec = start_record(report, job, sel, &plan[i]);
     CG_CHECK(rec, CG_ERROR, "out of memory");
     if (progress) progress(progress_ctx, i, total, rec);
     if (rec->status != CG_STATUS_OK) continue;
@@ -450,34 +501,46 @@ static double steady_per_iter(const cg_record *r) {
   return r->steady_complete.median / r->iters_per_run;
 }
 
-/* Everything the record's process paid: init, compile, upload and every run. */
+/* Everything the record's process paid: init, compile, upload and every run; the runs that a
+ * budget skipped counted at the steady median, so that a record cut short compares with one
+ * that ran every run asked for. */
 static double total_ms(const cg_record *r) {
   double t = (isfinite(r->init_ms) ? r->init_ms : 0) +
              (isfinite(r->compile_ms) ? r->compile_ms : 0) +
              (isfinite(r->upload_ms) ? r->upload_ms : 0);
   for (int i = 0; i < r->nruns; ++i) t += r->runs[i].complete_ms;
+  if (r->budget_cut && r->planned_runs > r->nruns)
+    t += (r->planned_runs - r->nruns) * r->steady_complete.median;
   return t;
 }
 
+/* The same backend, variant and mode on the same device. */
 static bool same_impl(const cg_record *a, const cg_record *b) {
   return strcmp(a->backend, b->backend) == 0 && strcmp(a->variant, b->variant) == 0 &&
-         strcmp(a->mode, b->mode) == 0;
+         strcmp(a->mode, b->mode) == 0 && a->device_index == b->device_index &&
+         strcmp(a->device, b->device) == 0;
 }
 
 int cg_crossovers(const cg_report *report, const char *workload, cg_crossover *out, int max) {
   int count = 0;
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    if (strcmp(r->workload, workload) != 0 || r->reference || isnan(r->sweep_value)) continue;
+    /* a record skipped for want of a device (a platform that lists none) has no crossover */
+    if (strcmp(r->workload, workload) != 0 || r->reference || isnan(r->sweep_value) ||
+        r->status == CG_STATUS_SKIPPED)
+      continue;
     bool seen = false;
     for (int c = 0; c < i && !seen; ++c)
       seen = strcmp(report->records[c].workload, workload) == 0 &&
-             !isnan(report->records[c].sweep_value) && same_impl(&report->records[c], r);
+             !isnan(report->records[c].sweep_value) &&
+             report->records[c].status != CG_STATUS_SKIPPED && same_impl(&report->records[c], r);
     if (seen || count == max) continue;
     cg_crossover *x = &out[count++];
     snprintf(x->backend, sizeof x->backend, "%s", r->backend);
     snprintf(x->variant, sizeof x->variant, "%s", r->variant);
     snprintf(x->mode, sizeof x->mode, "%s", r->mode);
+    snprintf(x->device, sizeof x->device, "%s", r->device);
+    x->device_index = r->device_index;
     x->loop_size = x->total_size = 0;
     /* Walk the sweep in order; a size where the reference is faster (or either failed) resets. */
     for (int j = 0; j < report->count; ++j) {

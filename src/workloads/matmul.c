@@ -122,7 +122,9 @@ static void *outputs(cg_workload_data *d) {
   return &d->outputs;
 }
 
-static cg_rc reference(cg_workload_data *d, cg_error *err) {
+/* Every run computes the same C from the same A and B: any number of runs has one reference. */
+static cg_rc reference(cg_workload_data *d, int runs, cg_error *err) {
+  (void)runs;
   cg_ref_sgemm(d->shape.m, d->shape.n, d->shape.k, d->a, d->b, d->ref);
   return CG_OK;
 }
@@ -136,6 +138,15 @@ static void verify(const cg_workload_data *d, cg_record *rec) {
   cg_verify_verdict(rec, cg_matmul_tolerance(d->shape.k));
 }
 
+static const char *const square_params[] = {"m", "n", "k", NULL};
+static const cg_sweep_desc sweeps[] = {
+    {"sweep-n", "n",
+     "run at each square size of LIST (m = n = k = size) and report\n"
+     "the size from which each OpenCL backend beats cpu",
+     square_params, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
 const cg_workload cg_workload_matmul = {
     .name = "matmul",
     .summary = "C = A*B (default n=1000, 10 products per run, 10 runs)",
@@ -144,5 +155,6 @@ const cg_workload cg_workload_matmul = {
             "reproduce the TensorFlow eager report: n=1000, 10 products per run, 10 runs.\n",
     .params = params,
     .nparams = P_COUNT,
+    .sweeps = sweeps,
     CG_WORKLOAD_FUNCTIONS,
 };

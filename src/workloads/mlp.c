@@ -43,14 +43,22 @@ static const cg_preset presets[] = {
     {NULL, NULL, NULL},
 };
 
-static const char *const sweep_params[] = {"din", "hidden", NULL};
+static const char *const hidden_params[] = {"din", "hidden", NULL};
+static const char *const batch_params[] = {"batch", NULL};
 static const cg_param_value sweep_defaults[] = {{"iters", 1000}, {"print_every", 100}, {NULL, 0}};
-static const cg_sweep_desc sweep = {
-    "sweep-hidden", "hidden",
-    "run at each size of LIST with din = hidden = size and report\n"
-    "the size from which each OpenCL backend beats cpu; in a sweep\n"
-    "--iters defaults to 1000 and --print-every to 100",
-    sweep_params, sweep_defaults};
+static const cg_sweep_desc sweeps[] = {
+    {"sweep-hidden", "hidden",
+     "run at each size of LIST with din = hidden = size and report\n"
+     "the size from which each OpenCL backend beats cpu; in a sweep\n"
+     "--iters defaults to 1000 and --print-every to 100",
+     hidden_params, sweep_defaults},
+    {"sweep-batch", "batch",
+     "run at each batch size (rows of x) of LIST and report the\n"
+     "size from which each OpenCL backend beats cpu; --iters and\n"
+     "--print-every default as in --sweep-hidden",
+     batch_params, sweep_defaults},
+    {NULL, NULL, NULL, NULL, NULL},
+};
 
 struct cg_workload_data {
   cg_mlp_setup setup;
@@ -220,12 +228,14 @@ static void *outputs(cg_workload_data *d) {
   return &d->out;
 }
 
-/* The host reference over the whole run. */
-static cg_rc reference(cg_workload_data *d, cg_error *err) {
+/* The host reference over the first `runs` runs (one per read-back). */
+static cg_rc reference(cg_workload_data *d, int runs, cg_error *err) {
   cg_rc rc = CG_OK;
   cg_ref_mlp ref;
   CG_CHECK(cg_ref_mlp_init(&ref, &d->setup, &d->init), CG_ERROR, "out of host memory");
-  for (int i = 0; i < d->iters; ++i) {
+  const long long upto = (long long)runs * d->print_every;
+  const int iters = upto < d->iters ? (int)upto : d->iters;
+  for (int i = 0; i < iters; ++i) {
     const double loss = cg_ref_mlp_step(&ref);
     if (i % d->print_every == 0) d->ref_losses[i / d->print_every] = loss;
   }
@@ -245,7 +255,7 @@ static void copy_tensors(cg_mlp_tensors *to, const cg_mlp_tensors *from, cg_mlp_
 
 static void adopt_reference(cg_workload_data *d, const cg_record *rec) {
   copy_tensors(&d->ref, &d->out, d->setup.shape);
-  memcpy(d->ref_losses, rec->losses, (size_t)d->nchunks * sizeof *d->ref_losses);
+  memcpy(d->ref_losses, rec->losses, (size_t)rec->nlosses * sizeof *d->ref_losses);
 }
 
 static void verify(const cg_workload_data *d, cg_record *rec) {
@@ -274,11 +284,11 @@ const cg_workload cg_workload_mlp = {
             "read back every --print-every iterations. Each read-back closes one run: run 0 is\n"
             "'first', the others 'steady'. Every backend is verified against the host\n"
             "reference: the loss at every printed iteration and the final w1, w2, w3 and w3's\n"
-            "gradient.\n",
+            "gradient (after the runs that ran, when --budget-s cut them).\n",
     .params = params,
     .nparams = P_COUNT,
     .presets = presets,
-    .sweep = &sweep,
+    .sweeps = sweeps,
     .loss_unit = "iteration",
     CG_WORKLOAD_FUNCTIONS,
 };

@@ -21,6 +21,12 @@ const cg_workload *cg_workload_find(const char *name) {
   return NULL;
 }
 
+const cg_sweep_desc *cg_workload_sweep(const cg_workload *w, const char *option) {
+  for (const cg_sweep_desc *sw = w->sweeps; sw && sw->option; ++sw)
+    if (strcmp(sw->option, option) == 0) return sw;
+  return NULL;
+}
+
 double cg_loss_error(const double *got, const double *want, int n) {
   double worst = 0;
   for (int i = 0; i < n; ++i) {

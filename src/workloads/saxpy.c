@@ -28,6 +28,7 @@ static const cg_param_desc params[P_COUNT] = {
 struct cg_workload_data {
   cg_saxpy_problem problem;
   int loops, runs, warmup;
+  int ref_runs; /* the runs the reference covers (run_count, or fewer for a record cut short) */
   float *x, *y0, *ref, *out;
   cg_saxpy_inputs inputs;
   cg_saxpy_outputs outputs;
@@ -35,10 +36,8 @@ struct cg_workload_data {
 
 static double gib(double bytes) { return bytes / (1024.0 * 1024.0 * 1024.0); }
 
-/* Every run of a record updates the same y: the downloaded y has had all of them. */
-static double updates(const cg_workload_data *d) {
-  return ((double)d->runs + d->warmup) * d->loops;
-}
+/* Every run of a record updates the same y: the downloaded y has had all that ran. */
+static double updates(const cg_workload_data *d) { return (double)d->ref_runs * d->loops; }
 
 /* x and y on the device, each an allocation (cl/saxpy.cl indexes them with size_t and uint,
  * which n's range keeps within); on the host x, y, the reference's y and a backend's y. */
@@ -74,6 +73,7 @@ static cg_rc create(const cg_params *p, uint64_t seed, cg_workload_data **out, c
   d->loops = (int)p->v[P_LOOPS];
   d->runs = (int)p->v[P_RUNS];
   d->warmup = (int)p->v[P_WARMUP];
+  d->ref_runs = d->runs + d->warmup;
   const size_t n = (size_t)d->problem.n;
   d->x = malloc(n * sizeof *d->x);
   d->y0 = malloc(n * sizeof *d->y0);
@@ -114,15 +114,17 @@ static void *outputs(cg_workload_data *d) {
 }
 
 /* The runs' updates in the same order on the host, from the same starting y. */
-static cg_rc reference(cg_workload_data *d, cg_error *err) {
+static cg_rc reference(cg_workload_data *d, int runs, cg_error *err) {
   memcpy(d->ref, d->y0, (size_t)d->problem.n * sizeof *d->ref);
-  const long long total = (long long)(d->runs + d->warmup) * d->loops;
+  d->ref_runs = runs;
+  const long long total = (long long)runs * d->loops;
   for (long long t = 0; t < total; ++t) cg_ref_saxpy(d->problem.n, d->problem.a, d->x, d->ref);
   return CG_OK;
 }
 
 static void adopt_reference(cg_workload_data *d, const cg_record *rec) {
   memcpy(d->ref, d->out, (size_t)d->problem.n * sizeof *d->ref);
+  d->ref_runs = rec->nruns + d->warmup; /* the warm-ups always run */
 }
 
 /* The tolerance bounds the rounding of both sides after that many updates (cg_saxpy_tolerance
