@@ -295,8 +295,16 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     status = EXIT_FAILURE;
   }
   if (status == 0) status = check_names(jobs, njobs);
-  const cg_selection sel = {(const char *const *)o->backends, (const char *const *)o->variants,
-                            o->seed, o->kernel_dir, o->binary_cache, &o->overrides, scope};
+  cg_tuning tuning = {0};
+  if (status == 0) status = tuning_for_run(o, &tuning);
+  const cg_selection sel = {.backends = (const char *const *)o->backends,
+                            .variants = (const char *const *)o->variants,
+                            .seed = o->seed,
+                            .kernel_dir = o->kernel_dir,
+                            .binary_cache = o->binary_cache,
+                            .overrides = &o->overrides,
+                            .tuning = &tuning,
+                            .scope = scope};
   cg_error err = {0};
   if (status == 0) status = legacy_overrides(o);
   if (status == 0) status = check_overrides(o, jobs, njobs);
@@ -324,6 +332,7 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     guard_end();
   }
   close_session(&s);
+  cg_tuning_free(&tuning);
   free(scope);
   return status;
 }

@@ -2,6 +2,7 @@
  * implementation phase by phase, timing init, compile, upload, every run, download, and
  * verifying against the reference. */
 #include "clgauge/engine.h"
+#include "clgauge/tuning.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -313,6 +314,35 @@ typedef struct job_state {
   bool have_ref;
 } job_state;
 
+/* The overrides a record's implementation sees: the command line's, and where the tuning file
+ * has an entry for this device, workload, backend, variant and size class, its settings for the
+ * parameters the command line leaves alone (origin tuned). */
+static const cg_kernel_overrides *record_overrides(const job_state *js, const record_plan *plan,
+                                                   cg_kernel_overrides *merged) {
+  const cg_kernel_overrides *given = js->sel->overrides;
+  const cg_workload *w = js->job->workload;
+  if (!js->sel->tuning || !js->device || plan->impl->backend->is_reference) return given;
+  const cg_tuning_entry *e =
+      cg_tuning_find(js->sel->tuning, js->device, w->name, plan->impl->backend->name,
+                     plan->variant, cg_size_class(w->flops_per_iter(&js->job->params)));
+  if (!e) return given;
+  if (given)
+    *merged = *given;
+  else
+    memset(merged, 0, sizeof *merged);
+  for (int i = 0; i < e->params.count; ++i) {
+    const char *name = e->params.items[i].name;
+    cg_origin origin = CG_ORIGIN_DEFAULT;
+    cg_kernel_override(given, name, 0, &origin);
+    bool taken = false;
+    for (const char *const *k = plan->impl->kernel_params; k && *k; ++k) taken |= !strcmp(*k, name);
+    cg_error ignored = {0};
+    if (taken && origin != CG_ORIGIN_OVERRIDE)
+      cg_kernel_overrides_add(merged, name, e->params.items[i].value, CG_ORIGIN_TUNED, &ignored);
+  }
+  return merged;
+}
+
 /* One record: open the device, prepare, upload, run, download, verify. Every failure lands in the
  * record; nothing here stops the other records. */
 static void run_record(job_state *js, const record_plan *plan, cg_record *rec, run_timer *t) {
@@ -351,10 +381,11 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   } else {
     no_device_time(t, "runs on the host");
   }
+  cg_kernel_overrides merged;
   const cg_backend_env env = {device,
                               js->sel->kernel_dir,
                               js->sel->binary_cache,
-                              js->sel->overrides,
+                              record_overrides(js, plan, &merged),
                               rec->compile_warning,
                               sizeof rec->compile_warning};
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};

@@ -50,12 +50,18 @@ cleanup:
 }
 
 static const char *const cl_linear_variants[] = {"fused", NULL};
+/* Batches per upload of the pinned mode (the other modes have no parameter). */
+static const cg_tune_space cl_linear_tune[] = {
+    {"fused", "pinned", 1, {{"GROUP", 7, {1, 2, 4, 8, 16, 32, 64}}}},
+    {NULL, NULL, 0, {{NULL, 0, {0}}}},
+};
 const cg_impl cg_cl_linear = {
     .workload = "linear",
     .backend = &cg_backend_cl,
     .variants = cl_linear_variants,
     .modes = cg_cl_linear_modes,
     .kernel_params = cg_cl_linear_kernel_params,
+    .tune_spaces = cl_linear_tune,
     .prepare = cl_linear_prepare,
     .upload = cg_cl_linear_upload,
     .enqueue = cg_cl_linear_enqueue,

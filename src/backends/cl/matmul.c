@@ -146,12 +146,19 @@ cleanup:
 }
 
 static const char *const cl_matmul_params[] = {"TS", NULL};
+/* The work-group edge: a variant's tile is TS (x4 outputs per work-item for regblock). */
+static const cg_tune_space cl_matmul_tune[] = {
+    {"tiled", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
+    {"regblock", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
+    {NULL, NULL, 0, {{NULL, 0, {0}}}},
+};
 
 const cg_impl cg_cl_matmul = {
     .workload = "matmul",
     .backend = &cg_backend_cl,
     .variants = cl_variants,
     .kernel_params = cl_matmul_params,
+    .tune_spaces = cl_matmul_tune,
     .prepare = cl_matmul_prepare,
     .upload = cg_cl_matmul_upload,
     .enqueue = cg_cl_matmul_enqueue,
