@@ -108,6 +108,10 @@ typedef struct cg_impl {
   const char *const *kernel_params; /* the names --kernel-param may set (NULL-terminated), or
                                        NULL for none */
   const cg_tune_space *tune_spaces; /* per variant, ended by a NULL variant; NULL: none */
+  /* Why a variant cannot run in one of the modes (NULL when it can); a NULL function: every
+   * variant runs every mode the implementation runs. Such a pair is left out of a run unless
+   * the variant was named with --variant, and then its record is `unsupported` with the reason. */
+  const char *(*mode_unsupported)(const char *variant, const char *mode);
   /* Create an instance on env's device: compile, allocate, poison the outputs. `problem` is the
    * workload's description of the sizes (see the workload's header), `mode` one of its modes
    * or NULL. */
@@ -134,6 +138,8 @@ const cg_backend *const *cg_backend_all(void);
 const cg_backend *cg_backend_find(const char *name);
 /* Every implementation, NULL-terminated: per workload, in backend order. */
 const cg_impl *const *cg_impl_all(void);
+/* Why the variant cannot run in the mode (mode_unsupported), or NULL when it can. */
+const char *cg_impl_mode_unsupported(const cg_impl *impl, const char *variant, const char *mode);
 /* The tune space of the implementation's variant, or NULL. */
 const cg_tune_space *cg_impl_tune_space(const cg_impl *impl, const char *variant);
 /* The backend's implementation of the workload, or NULL. */

@@ -85,6 +85,12 @@ typedef struct record_plan {
   const char *mode; /* NULL for workloads without modes */
 } record_plan;
 
+static bool named(const char *const *list, const char *name) {
+  for (; list && *list; ++list)
+    if (strcmp(*list, name) == 0) return true;
+  return false;
+}
+
 /* The records of the job in report order, into plan (NULL: count only); returns the count. */
 static int plan_records(const cg_job *job, const cg_selection *sel, record_plan *plan) {
   const cg_workload *w = job->workload;
@@ -103,7 +109,8 @@ static int plan_records(const cg_job *job, const cg_selection *sel, record_plan 
         n++;
       } else {
         for (int m = 0; w->modes->names[m]; ++m)
-          if (job->modes[m]) {
+          if (job->modes[m] && (!cg_impl_mode_unsupported(impl, impl->variants[v], w->modes->names[m]) ||
+                                named(sel->variants, impl->variants[v]))) {
             if (plan) plan[n] = (record_plan){impl, impl->variants[v], w->modes->names[m]};
             n++;
           }
@@ -459,6 +466,11 @@ cg_rc cg_engine_run(const cg_job *job, const cg_selection *sel, const cg_device_
     if (plan[i].mode && !cg_impl_has_mode(plan[i].impl, plan[i].mode)) {
       cg_record_set_status(rec, CG_STATUS_UNSUPPORTED, "backend %s has no %s mode",
                            plan[i].impl->backend->name, plan[i].mode);
+      continue;
+    }
+    const char *why = cg_impl_mode_unsupported(plan[i].impl, plan[i].variant, plan[i].mode);
+    if (why) {
+      cg_record_set_status(rec, CG_STATUS_UNSUPPORTED, "%s", why);
       continue;
     }
     run_timer t = {.progress = progress, .progress_ctx = progress_ctx, .index = i, .total = total};
