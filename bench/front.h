@@ -10,6 +10,7 @@
 #include "clgauge/engine.h"
 #include "clgauge/kernel_config.h"
 #include "clgauge/report.h"
+#include "clgauge/tuning.h"
 
 /* 1 (EXIT_FAILURE): anything else, such as a results file or stdout that cannot be written. */
 enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3, EXIT_NOTHING_RAN = 4, EXIT_RECORD_TIMEOUT = 5 };
@@ -30,6 +31,8 @@ typedef struct common_opts {
   double record_timeout; /* seconds; 0: no watchdog deadline */
   double budget_s;       /* time budget of each record's steady runs, seconds; 0: none */
   cg_kernel_overrides overrides;
+  const char *tuning_file; /* NULL: the default place (tuning_default_path) */
+  bool no_tuned;           /* run the defaults, never a tuning file's settings */
 } common_opts;
 
 /* The default --budget-s: long enough that no record of the default suite on a fast GPU and its
@@ -72,6 +75,14 @@ void guard_job_done(const cg_report *report);
 int guard_write_results(const cg_report *report, const common_opts *o);
 void guard_end(void);
 
+/* The tuning file of a run: --tuning-file, else $XDG_CACHE_HOME/clgauge/tuning.json, else
+ * ~/.cache/clgauge/tuning.json; false when there is none (no usable HOME). */
+bool tuning_path(const common_opts *o, char *path, size_t size);
+/* The settings a run applies (empty with --no-tuned or no file). An explicit --tuning-file that
+ * cannot be read is a usage error (EXIT_USAGE, reported); a default file that cannot is a
+ * warning, and the run goes on without it. */
+int tuning_for_run(const common_opts *o, cg_tuning *t);
+
 int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);
 int cmd_suite(int argc, char **argv);
@@ -86,5 +97,6 @@ void coldstart_child_begin(void);
 void coldstart_child_job_start(void);
 void coldstart_child_job_done(const cg_report *report, int first);
 void coldstart_child_record_start(void);
+int cmd_tune(int argc, char **argv);
 
 #endif

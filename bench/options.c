@@ -36,6 +36,10 @@ const char common_help[] =
     "                     phase shows a cold build\n"
     "  --kernel-param LIST  set kernel parameters of the hand-written kernels, as NAME=VALUE,...;\n"
     "                     the records' kernel configuration says what ran and where from\n"
+    "  --tuning-file FILE the settings of 'clgauge tune' to apply where one matches the\n"
+    "                     device, kernel and size class (default\n"
+    "                     $XDG_CACHE_HOME/clgauge/tuning.json, else ~/.cache/clgauge/tuning.json)\n"
+    "  --no-tuned         run the kernels' default parameters, not the tuned ones\n"
     "  --seed N           seed of the input generator (default 42)\n"
     "  --json FILE        write the results as JSON (schema " CG_REPORT_SCHEMA ")\n"
     "  --csv FILE         write the results as CSV\n"
@@ -129,6 +133,15 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
     if (bad || !cli_double("--record-timeout", v, 0.001, 1e7, &o->record_timeout)) return -1;
   } else if (cli_option(argc, argv, i, "--budget-s", &v, &bad)) {
     if (bad || !cli_double("--budget-s", v, 0, 1e7, &o->budget_s)) return -1;
+  } else if (cli_option(argc, argv, i, "--tuning-file", &v, &bad)) {
+    if (bad) return -1;
+    if (!*v) {
+      cli_error("--tuning-file '': an empty file name");
+      return -1;
+    }
+    o->tuning_file = v;
+  } else if (cli_flag(argv[*i], "--no-tuned")) {
+    o->no_tuned = true;
   } else if (cli_flag(argv[*i], "--quiet")) {
     o->quiet = true;
   } else {

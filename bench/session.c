@@ -336,8 +336,16 @@ int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   }
   if (status == 0) status = check_names(jobs, njobs);
   for (int j = 0; j < njobs; ++j) jobs[j].budget_s = o->budget_s;
-  const cg_selection sel = {(const char *const *)o->backends, (const char *const *)o->variants,
-                            o->seed, o->kernel_dir, o->binary_cache, &o->overrides, scope};
+  cg_tuning tuning = {0};
+  if (status == 0) status = tuning_for_run(o, &tuning);
+  const cg_selection sel = {.backends = (const char *const *)o->backends,
+                            .variants = (const char *const *)o->variants,
+                            .seed = o->seed,
+                            .kernel_dir = o->kernel_dir,
+                            .binary_cache = o->binary_cache,
+                            .overrides = &o->overrides,
+                            .tuning = &tuning,
+                            .scope = scope};
   cg_error err = {0};
   if (status == 0) status = legacy_overrides(o);
   if (status == 0) status = check_overrides(o, jobs, njobs);
@@ -370,6 +378,7 @@ int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
     guard_end();
   }
   close_session(&s);
+  cg_tuning_free(&tuning);
   free(scope);
   return status;
 }

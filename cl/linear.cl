@@ -203,3 +203,127 @@ __kernel void linear_gather(const int n, const int F, __global const float *X,
   else if (f == F)
     out_lab[(ulong)n * F + r] = lab[src];
 }
+
+/* The epoch variant: one work-group runs every batch of the epoch in order, rows gathered from
+ * the resident dataset by the epoch's order, so that an epoch is one launch instead of two per
+ * batch. SGD is a chain (each batch reads the model the one before it wrote), and one batch of
+ * the seed shape is about 0.6 MFLOP: on a GPU two launches per batch cost more than the batch's
+ * arithmetic, and a work-group's barriers cost far less than a launch, while OpenCL 1.x has no
+ * barrier across work-groups. The trade: the batches' work runs on one compute unit.
+ *
+ * Per batch, three steps separated by barriers that fence global memory (g, w and b are read by
+ * other work-items of the group after them):
+ *  1. the logits z = x_r w^T + b into g (rows x C): the work-group is R rows at a time, each row
+ *     split into P = L / R parts of its features (R the batch's rows rounded up to a power of
+ *     two, at most L), classes four at a time, the parts summed in local memory;
+ *  2. each row's stable softmax, loss and g = (p - onehot) / n, a work-item per row;
+ *  3. the update of w and b from g, a work-item per feature (and one for the bias), classes four
+ *     at a time.
+ * The batch's mean loss goes into the epoch's Kahan pair as linear_update adds it.
+ * Work-group size L a power of two; scratch: L float4. */
+__kernel void linear_epoch(const int S, const int batch, const int F, const int C,
+                           __global const float *X, __global const int *lab,
+                           __global const int *idx, const float lr, __global float *w,
+                           __global float *b, __global float *g, __global float *epoch_loss,
+                           __local float4 *scratch4) {
+  const int lid = get_local_id(0), L = get_local_size(0);
+  __local float *scratch = (__local float *)scratch4;
+  const int nb = (S + batch - 1) / batch, most = min(batch, S);
+  int R = 1;
+  while (R < most && R < L) R <<= 1;
+  const int P = L / R, part = lid % P, rr = lid / P;
+  float sum = 0.0f, err = 0.0f;
+  for (int k = 0; k < nb; ++k) {
+    const int n = min(batch, S - k * batch);
+    const ulong off = (ulong)k * (ulong)batch;
+    /* 1. logits */
+    for (int r0 = 0; r0 < n; r0 += R) {
+      const int r = r0 + rr;
+      const int live = r < n;
+      __global const float *x = X + (live ? (ulong)idx[off + (ulong)r] * (ulong)F : 0);
+      for (int c0 = 0; c0 < C; c0 += 4) {
+        __global const float *w0 = w + (size_t)c0 * F;
+        __global const float *w1 = w + (size_t)min(c0 + 1, C - 1) * F;
+        __global const float *w2 = w + (size_t)min(c0 + 2, C - 1) * F;
+        __global const float *w3 = w + (size_t)min(c0 + 3, C - 1) * F;
+        float4 acc = (float4)(0.0f);
+        if (live)
+          for (int f = part; f < F; f += P) acc += x[f] * (float4)(w0[f], w1[f], w2[f], w3[f]);
+        scratch4[lid] = acc;
+        barrier(CLK_LOCAL_MEM_FENCE);
+        for (int s = P / 2; s > 0; s >>= 1) {
+          if (part < s) scratch4[lid] += scratch4[lid + s];
+          barrier(CLK_LOCAL_MEM_FENCE);
+        }
+        if (live && part == 0) {
+          const float4 t = scratch4[lid];
+          __global float *z = g + (size_t)r * (size_t)C;
+          z[c0] = t.x + b[c0];
+          if (c0 + 1 < C) z[c0 + 1] = t.y + b[c0 + 1];
+          if (c0 + 2 < C) z[c0 + 2] = t.z + b[c0 + 2];
+          if (c0 + 3 < C) z[c0 + 3] = t.w + b[c0 + 3];
+        }
+        barrier(CLK_LOCAL_MEM_FENCE); /* scratch4 read before the next chunk writes it */
+      }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE); /* the logits written, read below by other work-items */
+    /* 2. softmax, loss and g of each row */
+    float loss = 0.0f;
+    const float inv_n = 1.0f / (float)n;
+    for (int r = lid; r < n; r += L) {
+      __global float *z = g + (size_t)r * (size_t)C;
+      const int label = lab[idx[off + (ulong)r]];
+      float m = -INFINITY;
+      for (int c = 0; c < C; ++c) m = fmax(m, z[c]);
+      float s = 0.0f;
+      for (int c = 0; c < C; ++c) s += exp(z[c] - m);
+      const float zlabel = z[label], inv_s = 1.0f / s;
+      for (int c = 0; c < C; ++c)
+        z[c] = (exp(z[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_n;
+      loss += log(s) - (zlabel - m);
+    }
+    loss = group_sum(loss, scratch);
+    barrier(CLK_GLOBAL_MEM_FENCE); /* g written, read below by other work-items */
+    /* 3. the update: w[c][f] -= lr sum_r g[r][c] x_r[f], and b[c] -= lr sum_r g[r][c] */
+    for (int f = lid; f <= F; f += L) {
+      for (int c0 = 0; c0 < C; c0 += 4) {
+        float4 acc = (float4)(0.0f);
+        for (int r = 0; r < n; ++r) {
+          __global const float *gr = g + (size_t)r * (size_t)C;
+          const float xv = f < F ? X[(ulong)idx[off + (ulong)r] * (ulong)F + (ulong)f] : 1.0f;
+          const float4 gv = (float4)(gr[c0], c0 + 1 < C ? gr[c0 + 1] : 0.0f,
+                                     c0 + 2 < C ? gr[c0 + 2] : 0.0f,
+                                     c0 + 3 < C ? gr[c0 + 3] : 0.0f);
+          acc += xv * gv;
+        }
+        if (f < F) {
+          w[(size_t)c0 * F + f] -= lr * acc.x;
+          if (c0 + 1 < C) w[(size_t)(c0 + 1) * F + f] -= lr * acc.y;
+          if (c0 + 2 < C) w[(size_t)(c0 + 2) * F + f] -= lr * acc.z;
+          if (c0 + 3 < C) w[(size_t)(c0 + 3) * F + f] -= lr * acc.w;
+        } else {
+          b[c0] -= lr * acc.x;
+          if (c0 + 1 < C) b[c0 + 1] -= lr * acc.y;
+          if (c0 + 2 < C) b[c0 + 2] -= lr * acc.z;
+          if (c0 + 3 < C) b[c0 + 3] -= lr * acc.w;
+        }
+      }
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE); /* the model written before the next batch reads it */
+    if (lid == 0) {
+      const float v = loss / (float)n;
+      if (k == 0) {
+        sum = v;
+        err = 0.0f;
+      } else {
+        const float y = v - err, t = sum + y;
+        err = (t - sum) - y;
+        sum = t;
+      }
+    }
+  }
+  if (lid == 0) {
+    epoch_loss[0] = sum;
+    epoch_loss[1] = err;
+  }
+}

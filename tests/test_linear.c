@@ -251,7 +251,8 @@ static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *
  * and in pinned mode the batches per upload (at most 8 by default, never more than the epoch's
  * batches). `group` is the GROUP override given, or 0. */
 static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
-                                 const char *mode, int batches, int group, const char *name) {
+                                 const char *variant, const char *mode, int batches, int group,
+                                 const char *name) {
   if (!b->needs_device) {
     ck_assert_msg(k->nparams == 0 && k->build_options[0] == '\0',
                   "%s: a host backend with %d kernel parameters, options '%s'", name, k->nparams,
@@ -261,13 +262,16 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
   const bool pinned = strcmp(mode, "pinned") == 0, resident = strcmp(mode, "resident") == 0;
   const char *wanted[6];
   int n = 0;
-  if (strcmp(b->name, "cl") == 0) {
+  if (strcmp(b->name, "cl") == 0 && strcmp(variant, "epoch") == 0) {
+    wanted[n++] = "WG_EPOCH"; /* one kernel, resident only */
+  } else if (strcmp(b->name, "cl") == 0) {
     wanted[n++] = "WG_FORWARD";
+    wanted[n++] = "WG_UPDATE";
   } else {
     wanted[n++] = "WG_ROWS";
     if (resident) wanted[n++] = "WG_GATHER";
+    wanted[n++] = "WG_UPDATE";
   }
-  wanted[n++] = "WG_UPDATE";
   if (pinned) wanted[n++] = "GROUP";
   ck_assert_msg(k->nparams == n, "%s, %s: %d kernel parameters, expected %d", name, mode,
                 k->nparams, n);
@@ -366,7 +370,7 @@ static void expect_linear_record(const cg_record *r, const cg_job *job, const cg
                 "%s: a phase of an ok record is not measured", name);
   const cg_backend *b = cg_backend_find(r->backend);
   ck_assert_ptr_nonnull(b);
-  expect_kernel_config(&r->kernel, b, r->mode, batches, 0, name);
+  expect_kernel_config(&r->kernel, b, r->variant, r->mode, batches, 0, name);
   if (r->host_backend) return;
   ck_assert_str_eq(r->device, info->name);
   ck_assert_msg(isfinite(r->verify_error) && isfinite(r->verify_loss_error) &&
@@ -400,6 +404,7 @@ START_TEST(test_workload_records) {
     /* every mode the implementation lists (the host backend runs once, whatever is asked) */
     cg_error err = {0};
     int expected = 1;
+    /* named with --variant, a variant's mode it cannot run is a record too, unsupported */
     if (c.device >= 0) {
       for (int m = 0; m < CG_MAX_MODES; ++m) job.modes[m] = false;
       for (int m = 0; m < nmodes(impl); ++m) {
@@ -421,7 +426,14 @@ START_TEST(test_workload_records) {
     snprintf(what, sizeof what, "%s (%s)", name, run_cases[k].why);
     for (int i = 0; i < report.count; ++i) {
       const cg_record *r = &report.records[i];
-      expect_linear_record(r, &job, &sel, info, what);
+      const char *why = cg_impl_mode_unsupported(impl, c.variant, r->mode);
+      if (why) {
+        ck_assert_msg(r->status == CG_STATUS_UNSUPPORTED && strcmp(r->reason, why) == 0,
+                      "%s, %s: status %s: %s", what, r->mode, cg_status_name(r->status),
+                      r->reason);
+      } else {
+        expect_linear_record(r, &job, &sel, info, what);
+      }
       ck_assert_str_eq(r->backend, c.backend->name);
       ck_assert_str_eq(r->variant, c.variant);
       /* the workload's order of modes, which the OpenCL implementations list in */
@@ -432,6 +444,28 @@ START_TEST(test_workload_records) {
   cg_device_list_free(&list);
 }
 END_TEST
+
+/* Records a run of every backend and variant plans in the given modes (NULL: every mode): a
+ * host variant once, a device variant per mode it can run or whose absence is the backend's
+ * (those are records, unsupported), not where the variant alone cannot run it. */
+static int planned_records(const char *only_mode) {
+  static const char *const modes[] = {"pageable", "pinned", "resident"};
+  int n = 0;
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if (strcmp((*i)->workload, "linear") != 0) continue;
+    for (const char *const *v = (*i)->variants; *v; ++v) {
+      if (!(*i)->backend->needs_device) {
+        ++n;
+        continue;
+      }
+      for (int m = 0; m < 3; ++m)
+        if ((!only_mode || strcmp(only_mode, modes[m]) == 0) &&
+            !cg_impl_mode_unsupported(*i, *v, modes[m]))
+          ++n;
+    }
+  }
+  return n;
+}
 
 /* Every backend on one device, every mode, the host one first: the OpenCL records are verified
  * against the host backend's own results, and modes a backend lacks are `unsupported`. */
@@ -450,8 +484,7 @@ START_TEST(test_workload_all_backends) {
   cg_report_init(&report, 0, NULL);
   ck_assert_msg(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err) == CG_OK, "%s",
                 err.msg);
-  ck_assert_int_eq(report.count, cg_test_variant_count("linear", false) +
-                                     3 * cg_test_variant_count("linear", true));
+  ck_assert_int_eq(report.count, planned_records(NULL));
   int ok = 0;
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
@@ -482,8 +515,7 @@ START_TEST(test_workload_without_device) {
   cg_error err = {0};
   ck_assert_int_eq(cg_engine_validate(&job, &sel, NULL, &err), CG_OK);
   ck_assert_int_eq(cg_engine_run(&job, &sel, NULL, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, cg_test_variant_count("linear", false) +
-                                     cg_test_variant_count("linear", true));
+  ck_assert_int_eq(report.count, planned_records("pageable"));
   for (int i = 0; i < report.count; ++i) {
     const cg_record *r = &report.records[i];
     const cg_backend *b = cg_backend_find(r->backend);
@@ -526,10 +558,10 @@ START_TEST(test_workload_group_override) {
     if (!b->needs_device) continue;
     ck_assert_str_eq(r->mode, "pinned");
     ck_assert_msg(r->status == CG_STATUS_OK, "%s: %s", r->backend, r->reason);
-    expect_kernel_config(&r->kernel, b, r->mode, r->iters_per_run, 3, r->backend);
+    expect_kernel_config(&r->kernel, b, r->variant, r->mode, r->iters_per_run, 3, r->backend);
     ++pinned;
   }
-  ck_assert_int_eq(pinned, cg_test_variant_count("linear", true));
+  ck_assert_int_eq(pinned, planned_records("pinned") - cg_test_variant_count("linear", false));
   cg_report_free(&report);
   cg_device_list_free(&list);
 }
@@ -589,7 +621,7 @@ static void train(const cg_impl *impl, const cg_backend_env *env, const char *va
   cg_rc rc = impl->prepare(env, variant, mode, &setup, &state, &prepared, &err);
   ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, mode, rc, err.msg);
   ck_assert_ptr_nonnull(prepared.compile_kind);
-  expect_kernel_config(&prepared.config, impl->backend, mode, batches, group, name);
+  expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, group, name);
   const cg_linear_tensors data = {.x = d->x, .labels = d->labels, .w = d->w0, .b = d->b0};
   ck_assert_msg(impl->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
   for (int e = 0; e < d->epochs; ++e) {
@@ -686,6 +718,13 @@ START_TEST(test_transfers_agree) {
   const bool profiling = list.items[c.device].profiling;
   ck_assert_msg(nmodes(impl) >= 1 && strcmp(impl->modes[0], "pageable") == 0,
                 "%s: pageable is not its first transfer mode", name);
+  /* the first mode the variant runs (pageable, or resident for epoch) is held against the host,
+   * the others against it */
+  int first = 0;
+  while (first < nmodes(impl) && cg_impl_mode_unsupported(impl, c.variant, impl->modes[first]))
+    ++first;
+  ck_assert_msg(first < nmodes(impl), "%s: no mode", name);
+  const char *base = impl->modes[first];
   /* 25 batches of 8, then 7 of 32 with a last one of 8: many batches in flight for the
    * double-buffered modes (pinned: three full groups of batches and a group of one, then a
    * single partial group). */
@@ -703,24 +742,23 @@ START_TEST(test_transfers_agree) {
     double loss_ref[2], loss_page[2], loss[2];
     ck_assert(w_ref && b_ref && w_page && b_page && w && b);
     host_reference(&d, lr, w_ref, b_ref, loss_ref);
-    train(impl, &env, c.variant, "pageable", 0, lr, &d, w_page, b_page, loss_page, profiling,
-          name);
+    train(impl, &env, c.variant, base, 0, lr, &d, w_page, b_page, loss_page, profiling, name);
     /* pageable itself against the host */
     const double ew = cg_rel_error(w_page, w_ref, ws), eb = cg_rel_error(b_page, b_ref, s.classes);
     ck_assert_msg(ew <= HOST_TOL && eb <= HOST_TOL,
-                  "%s, pageable, batch %d: w off the host reference by %.3g, b by %.3g (seed "
-                  "%llu)",
-                  name, s.batch, ew, eb, (unsigned long long)seed);
+                  "%s, %s, batch %d: w off the host reference by %.3g, b by %.3g (seed %llu)",
+                  name, base, s.batch, ew, eb, (unsigned long long)seed);
     for (int e = 0; e < 2; ++e)
       ck_assert_msg(loss_err(loss_page[e], loss_ref[e]) <= HOST_TOL,
-                    "%s, pageable, batch %d: epoch %d loss %.9g, host %.9g (seed %llu)", name,
+                    "%s, %s, batch %d: epoch %d loss %.9g, host %.9g (seed %llu)", name, base,
                     s.batch, e, loss_page[e], loss_ref[e], (unsigned long long)seed);
     /* the model moved: the comparisons below mean something */
     ck_assert(cg_rel_error(w_ref, d.w0, ws) > 100 * TRANSFER_TOL);
     /* every other mode, then pinned again with the group overridden */
-    for (int t = 1; t <= nmodes(impl); ++t) {
+    for (int t = first + 1; t <= nmodes(impl); ++t) {
       const bool again = t == nmodes(impl);
       const char *mode = again ? "pinned" : impl->modes[t];
+      if (cg_impl_mode_unsupported(impl, c.variant, mode)) continue;
       if (again && !cg_impl_has_mode(impl, "pinned")) break;
       char what[64];
       if (again)
@@ -731,12 +769,12 @@ START_TEST(test_transfers_agree) {
             w, b, loss, profiling, name);
       const double tw = cg_rel_error(w, w_page, ws), tb = cg_rel_error(b, b_page, s.classes);
       ck_assert_msg(tw <= TRANSFER_TOL && tb <= TRANSFER_TOL,
-                    "%s, %s, batch %d: w off pageable's by %.3g, b by %.3g (seed %llu)", name,
-                    what, s.batch, tw, tb, (unsigned long long)seed);
+                    "%s, %s, batch %d: w off %s's by %.3g, b by %.3g (seed %llu)", name, what,
+                    s.batch, base, tw, tb, (unsigned long long)seed);
       for (int e = 0; e < 2; ++e)
         ck_assert_msg(loss_err(loss[e], loss_page[e]) <= TRANSFER_TOL,
-                      "%s, %s, batch %d: epoch %d loss %.9g, pageable %.9g (seed %llu)", name,
-                      what, s.batch, e, loss[e], loss_page[e], (unsigned long long)seed);
+                      "%s, %s, batch %d: epoch %d loss %.9g, %s %.9g (seed %llu)", name, what,
+                      s.batch, e, loss[e], base, loss_page[e], (unsigned long long)seed);
     }
     free(w_ref), free(b_ref), free(w_page), free(b_page), free(w), free(b);
     free_data(&d);
@@ -793,7 +831,8 @@ END_TEST
 START_TEST(test_group_override_limits) {
   const combo c = combo_at(_i, false);
   const cg_impl *impl = c.impl;
-  if (!cg_impl_has_mode(impl, "pinned")) return;
+  if (!cg_impl_has_mode(impl, "pinned") || cg_impl_mode_unsupported(impl, c.variant, "pinned"))
+    return;
   cg_device_list list;
   void *dev = NULL;
   const char *no_time = NULL;
@@ -818,13 +857,13 @@ START_TEST(test_group_override_limits) {
   ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
                     CG_OK,
                 "%s: %s", name, err.msg);
-  expect_kernel_config(&prepared.config, c.backend, "pinned", 7, 100, name);
+  expect_kernel_config(&prepared.config, c.backend, c.variant, "pinned", 7, 100, name);
   impl->release(state);
   /* the other modes have no groups: the override leaves them alone */
   ck_assert_msg(impl->prepare(&env, c.variant, "resident", &setup, &state, &prepared, &err) ==
                     CG_OK,
                 "%s: %s", name, err.msg);
-  expect_kernel_config(&prepared.config, c.backend, "resident", 7, 0, name);
+  expect_kernel_config(&prepared.config, c.backend, c.variant, "resident", 7, 0, name);
   impl->release(state);
   c.backend->close(dev);
   cg_device_list_free(&list);
@@ -943,8 +982,14 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
+      /* pinned's GROUP; and the cl backend's epoch variant's work-group */
+      const bool cl = strcmp(b->name, "cl") == 0;
       ck_assert_msg(impl->kernel_params && impl->kernel_params[0] &&
-                        strcmp(impl->kernel_params[0], "GROUP") == 0 && !impl->kernel_params[1],
+                        strcmp(impl->kernel_params[0], "GROUP") == 0 &&
+                        (cl ? impl->kernel_params[1] &&
+                                  strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
+                                  !impl->kernel_params[2]
+                            : !impl->kernel_params[1]),
                     "%s: kernel parameters", b->name);
     } else {
       ck_assert_msg(nmodes(impl) == 1 && strcmp(impl->modes[0], m->host_mode) == 0,

@@ -570,7 +570,7 @@ START_TEST(test_workload_records) {
     const int runs = cases[ci].runs, warmup = cases[ci].warmup;
     cg_job job;
     matmul_job(&job, s, 1, runs, warmup);
-    const cg_selection sel = {backends, variants, cg_test_seed(), NULL, NULL, NULL, NULL};
+    const cg_selection sel = {.backends = backends, .variants = variants, .seed = cg_test_seed()};
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
@@ -602,7 +602,7 @@ START_TEST(test_workload_every_backend) {
   const cg_device_info *info = &list.items[_i];
   cg_job job;
   matmul_job(&job, (shape){33, 33, 33}, 2, 2, 0);
-  const cg_selection sel = {NULL, NULL, cg_test_seed(), NULL, NULL, NULL, NULL};
+  const cg_selection sel = {.seed = cg_test_seed()};
   cg_report report;
   progress_log log = new_log();
   run_job(&job, &sel, info, &report, &log);
@@ -638,7 +638,7 @@ START_TEST(test_workload_every_backend) {
 
   /* --backend cl,cpu --variant tiled: still the reference first. */
   const char *backends[] = {"cl", "cpu", NULL}, *variants[] = {"tiled", NULL};
-  const cg_selection two = {backends, variants, cg_test_seed(), NULL, NULL, NULL, NULL};
+  const cg_selection two = {.backends = backends, .variants = variants, .seed = cg_test_seed()};
   log = new_log();
   run_job(&job, &two, info, &report, &log);
   ck_assert_int_eq(report.count, 2);
@@ -659,7 +659,7 @@ END_TEST
 START_TEST(test_workload_without_device) {
   cg_job job;
   matmul_job(&job, (shape){5, 6, 7}, 1, 2, 0);
-  const cg_selection sel = {NULL, NULL, cg_test_seed(), NULL, NULL, NULL, NULL};
+  const cg_selection sel = {.seed = cg_test_seed()};
   cg_report report;
   progress_log log = new_log();
   run_job(&job, &sel, NULL, &report, &log);
@@ -858,7 +858,7 @@ START_TEST(test_kernel_override_records) {
     cg_job job;
     matmul_job(&job, (shape){37, 29, 41}, 2, 2, 0);
     const char *backends[] = {"cpu", "cl", NULL};
-    const cg_selection sel = {backends, NULL, cg_test_seed(), NULL, NULL, &ov, NULL};
+    const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = &ov};
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
@@ -894,7 +894,7 @@ START_TEST(test_kernel_override_invalid) {
     parse_overrides(&ov, texts[t]);
     cg_job job;
     matmul_job(&job, (shape){19, 23, 11}, 1, 2, 0);
-    const cg_selection sel = {NULL, NULL, cg_test_seed(), NULL, NULL, &ov, NULL};
+    const cg_selection sel = {.seed = cg_test_seed(), .overrides = &ov};
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
@@ -959,7 +959,7 @@ START_TEST(test_kernel_dir) {
     cg_job job;
     matmul_job(&job, (shape){9, 10, 11}, 1, 2, 0);
     const char *backends[] = {"cpu", "cl", NULL};
-    const cg_selection sel = {backends, NULL, cg_test_seed(), dirs[d], NULL, NULL, NULL};
+    const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .kernel_dir = dirs[d]};
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
@@ -1013,7 +1013,7 @@ START_TEST(test_binary_cache) {
   for (int pass = 0; pass < 2; ++pass) {
     cg_job job;
     matmul_job(&job, (shape){21, 13, 34}, 1, 2, 0);
-    const cg_selection sel = {backends, NULL, cg_test_seed(), NULL, cache, NULL, NULL};
+    const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .binary_cache = cache};
     cg_report report;
     progress_log log = new_log();
     run_job(&job, &sel, info, &report, &log);
@@ -1145,14 +1145,15 @@ START_TEST(test_validate_names) {
   const char *foo[] = {"foo", NULL}, *cpu[] = {"cpu", NULL}, *tiled[] = {"tiled", NULL};
   const char *cpu_foo[] = {"cpu", "foo", NULL};
   const uint64_t seed = cg_test_seed();
-  expect_bad(&job, &(cg_selection){foo, NULL, seed, NULL, NULL, NULL, NULL}, NULL, "'foo'");
-  expect_bad(&job, &(cg_selection){cpu_foo, NULL, seed, NULL, NULL, NULL, NULL}, NULL, "'foo'");
-  expect_bad(&job, &(cg_selection){NULL, foo, seed, NULL, NULL, NULL, NULL}, NULL, "'foo'");
-  expect_bad(&job, &(cg_selection){foo, NULL, seed, NULL, NULL, NULL, NULL}, NULL, "--backend");
-  expect_bad(&job, &(cg_selection){NULL, foo, seed, NULL, NULL, NULL, NULL}, NULL, "--variant");
+  expect_bad(&job, &(cg_selection){.backends = foo, .seed = seed}, NULL, "'foo'");
+  expect_bad(&job, &(cg_selection){.backends = cpu_foo, .seed = seed}, NULL, "'foo'");
+  expect_bad(&job, &(cg_selection){.variants = foo, .seed = seed}, NULL, "'foo'");
+  expect_bad(&job, &(cg_selection){.backends = foo, .seed = seed}, NULL, "--backend");
+  expect_bad(&job, &(cg_selection){.variants = foo, .seed = seed}, NULL, "--variant");
   /* A variant that exists, but not in a selected backend. */
-  expect_bad(&job, &(cg_selection){cpu, tiled, seed, NULL, NULL, NULL, NULL}, NULL, "'tiled'");
-  ck_assert_msg(validate(&job, &(cg_selection){NULL, tiled, seed, NULL, NULL, NULL, NULL}, NULL,
+  expect_bad(&job, &(cg_selection){.backends = cpu, .variants = tiled, .seed = seed}, NULL,
+             "'tiled'");
+  ck_assert_msg(validate(&job, &(cg_selection){.variants = tiled, .seed = seed}, NULL,
                          &err) == CG_OK,
                 "%s", err.msg);
   /* Every backend and variant name is accepted on its own. */
@@ -1160,8 +1161,8 @@ START_TEST(test_validate_names) {
     if (strcmp((*i)->workload, "matmul") != 0) continue;
     for (const char *const *v = (*i)->variants; *v; ++v) {
       const char *bs[] = {(*i)->backend->name, NULL}, *vs[] = {*v, NULL};
-      ck_assert_msg(validate(&job, &(cg_selection){bs, vs, seed, NULL, NULL, NULL, NULL}, NULL,
-                             &err) == CG_OK,
+      const cg_selection sel = {.backends = bs, .variants = vs, .seed = seed};
+      ck_assert_msg(validate(&job, &sel, NULL, &err) == CG_OK,
                     "%s/%s: %s", (*i)->backend->name, *v, err.msg);
     }
   }
@@ -1204,7 +1205,7 @@ START_TEST(test_validate_device_limits) {
     /* Host backends alone need no device memory. */
     const char *cpu[] = {"cpu", NULL};
     matmul_job(&job, (shape){n, n, n}, 1, 1, 0);
-    const cg_selection host = {cpu, NULL, 0, NULL, NULL, NULL, NULL};
+    const cg_selection host = {.backends = cpu};
     ck_assert_msg(validate(&job, &host, info, &err) == CG_OK || strstr(err.msg, "the host has"),
                   "%s", err.msg); /* the host's memory may still be too small */
     /* Something that fits is fine. */

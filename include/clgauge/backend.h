@@ -85,6 +85,23 @@ typedef struct cg_run_result {
   int nsplit;               /* 0 when none were sampled or the driver gives no stamps */
 } cg_run_result;
 
+enum { CG_MAX_TUNE_AXES = 8, CG_MAX_TUNE_VALUES = 8 };
+
+/* What clgauge tune searches for one variant: kernel parameters (names the implementation takes
+ * as --kernel-param) and their candidate values. A candidate that does not fit a device is
+ * refused by the implementation and skipped by the search. */
+typedef struct cg_tune_axis {
+  const char *name;
+  int count;
+  int values[CG_MAX_TUNE_VALUES];
+} cg_tune_axis;
+typedef struct cg_tune_space {
+  const char *variant; /* NULL ends a list */
+  const char *mode;    /* the workload's mode the parameters act in; NULL: the job's modes */
+  int naxes;
+  cg_tune_axis axes[CG_MAX_TUNE_AXES];
+} cg_tune_space;
+
 typedef struct cg_impl {
   const char *workload;   /* the workload's name */
   const cg_backend *backend;
@@ -92,6 +109,11 @@ typedef struct cg_impl {
   const char *const *modes;    /* the workload's modes it runs (NULL-terminated), NULL: all */
   const char *const *kernel_params; /* the names --kernel-param may set (NULL-terminated), or
                                        NULL for none */
+  const cg_tune_space *tune_spaces; /* per variant, ended by a NULL variant; NULL: none */
+  /* Why a variant cannot run in one of the modes (NULL when it can); a NULL function: every
+   * variant runs every mode the implementation runs. Such a pair is left out of a run unless
+   * the variant was named with --variant, and then its record is `unsupported` with the reason. */
+  const char *(*mode_unsupported)(const char *variant, const char *mode);
   /* Create an instance on env's device: compile, allocate, poison the outputs. `problem` is the
    * workload's description of the sizes (see the workload's header), `mode` one of its modes
    * or NULL. */
@@ -118,6 +140,10 @@ const cg_backend *const *cg_backend_all(void);
 const cg_backend *cg_backend_find(const char *name);
 /* Every implementation, NULL-terminated: per workload, in backend order. */
 const cg_impl *const *cg_impl_all(void);
+/* Why the variant cannot run in the mode (mode_unsupported), or NULL when it can. */
+const char *cg_impl_mode_unsupported(const cg_impl *impl, const char *variant, const char *mode);
+/* The tune space of the implementation's variant, or NULL. */
+const cg_tune_space *cg_impl_tune_space(const cg_impl *impl, const char *variant);
 /* The backend's implementation of the workload, or NULL. */
 const cg_impl *cg_impl_find(const cg_backend *backend, const char *workload);
 /* Index of variant in a NULL-terminated list, or -1. */

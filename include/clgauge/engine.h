@@ -50,6 +50,8 @@ typedef struct cg_selection {
   const char *const *scope;    /* the workloads of the whole run (NULL-terminated), over which
                                   --backend and --variant names are checked (a suite accepts a
                                   variant that any workload has); NULL: the job's own */
+  const struct cg_tuning *tuning; /* settings from a tuning file (tuning.h), applied to the
+                                     records they match as origin "tuned"; NULL: none */
 } cg_selection;
 
 /* Check the job's values, the selection, and the sizes against the device (NULL when there is

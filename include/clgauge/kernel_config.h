@@ -31,20 +31,27 @@ typedef struct cg_kernel_config {
 /* Record a parameter (replacing one of the same name). */
 void cg_kernel_config_set(cg_kernel_config *c, const char *name, int value, cg_origin origin);
 
-/* Kernel parameters set on the command line (--kernel-param TS=8,R=4). */
+/* Kernel parameters set from outside the implementation: on the command line (--kernel-param
+ * TS=8,R=4, origin OVERRIDE) or from a tuning file (origin TUNED). */
 typedef struct cg_kernel_overrides {
   int count;
   struct {
     char name[16];
     int value;
+    cg_origin origin; /* OVERRIDE or TUNED */
   } items[CG_MAX_OVERRIDES];
 } cg_kernel_overrides;
 
 /* Parse "NAME=VALUE[,NAME=VALUE...]" into o (added to what it holds); CG_BAD_INPUT names the bad
  * item. */
 cg_rc cg_kernel_overrides_parse(cg_kernel_overrides *o, const char *text, cg_error *err);
-/* The overridden value of `name` when o has one (origin OVERRIDE), else dflt (origin as given).
- * o may be NULL. */
+/* Set name=value with that origin (replacing one of the same name); CG_BAD_INPUT when o is full or
+ * the name too long. */
+cg_rc cg_kernel_overrides_add(cg_kernel_overrides *o, const char *name, int value,
+                              cg_origin origin, cg_error *err);
+/* The overridden value of `name` when o has one (and its origin: OVERRIDE or TUNED), else dflt
+ * (origin as given). o may be NULL. An implementation refuses an OVERRIDE that does not fit the
+ * device, and treats a TUNED value like its own choice (a fallback where it does not fit). */
 int cg_kernel_override(const cg_kernel_overrides *o, const char *name, int dflt,
                        cg_origin *origin);
 

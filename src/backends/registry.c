@@ -51,6 +51,16 @@ bool cg_impl_has_mode(const cg_impl *impl, const char *mode) {
   return !mode || !impl->modes || in_list(impl->modes, mode);
 }
 
+const char *cg_impl_mode_unsupported(const cg_impl *impl, const char *variant, const char *mode) {
+  return impl->mode_unsupported && mode ? impl->mode_unsupported(variant, mode) : NULL;
+}
+
+const cg_tune_space *cg_impl_tune_space(const cg_impl *impl, const char *variant) {
+  for (const cg_tune_space *t = impl->tune_spaces; t && t->variant; ++t)
+    if (strcmp(t->variant, variant) == 0) return t;
+  return NULL;
+}
+
 void cg_run_result_init(cg_run_result *r) {
   memset(r, 0, sizeof *r);
   r->device_ms = r->loss = r->batch_upload_ms = r->batch_compute_ms = r->hidden_share = NAN;

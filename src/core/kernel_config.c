@@ -61,6 +61,7 @@ cg_rc cg_kernel_overrides_parse(cg_kernel_overrides *o, const char *text, cg_err
     memcpy(o->items[slot].name, p, name_len);
     o->items[slot].name[name_len] = '\0';
     o->items[slot].value = (int)v;
+    o->items[slot].origin = CG_ORIGIN_OVERRIDE;
     if (slot == o->count) o->count++;
     if (!comma) break;
     p = comma + 1;
@@ -69,11 +70,31 @@ cleanup:
   return rc;
 }
 
+cg_rc cg_kernel_overrides_add(cg_kernel_overrides *o, const char *name, int value,
+                              cg_origin origin, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const size_t len = strlen(name);
+  CG_CHECK(len > 0 && len < sizeof o->items[0].name, CG_BAD_INPUT,
+           "kernel parameter '%s': names have 1..%d characters", name,
+           (int)sizeof o->items[0].name - 1);
+  int slot = o->count;
+  for (int i = 0; i < o->count; ++i)
+    if (strcmp(o->items[i].name, name) == 0) slot = i;
+  CG_CHECK(slot < CG_MAX_OVERRIDES, CG_BAD_INPUT, "more than %d kernel parameters",
+           (int)CG_MAX_OVERRIDES);
+  memcpy(o->items[slot].name, name, len + 1);
+  o->items[slot].value = value;
+  o->items[slot].origin = origin;
+  if (slot == o->count) o->count++;
+cleanup:
+  return rc;
+}
+
 int cg_kernel_override(const cg_kernel_overrides *o, const char *name, int dflt,
                        cg_origin *origin) {
   for (int i = 0; o && i < o->count; ++i)
     if (strcmp(o->items[i].name, name) == 0) {
-      if (origin) *origin = CG_ORIGIN_OVERRIDE;
+      if (origin) *origin = o->items[i].origin;
       return o->items[i].value;
     }
   return dflt;

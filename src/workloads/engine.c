@@ -2,6 +2,7 @@
  * implementation phase by phase, timing init, compile, upload, every run, download, and
  * verifying against the reference. */
 #include "clgauge/engine.h"
+#include "clgauge/tuning.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -86,6 +87,12 @@ typedef struct record_plan {
   const cg_target *target; /* NULL for a host backend */
 } record_plan;
 
+static bool named(const char *const *list, const char *name) {
+  for (; list && *list; ++list)
+    if (strcmp(*list, name) == 0) return true;
+  return false;
+}
+
 /* The records of the job on one target (NULL: the host backends' records), appended to plan
  * (NULL: count only) from n; returns the new count. */
 static int plan_target(const cg_job *job, const cg_selection *sel, const cg_target *target,
@@ -107,7 +114,9 @@ static int plan_target(const cg_job *job, const cg_selection *sel, const cg_targ
         n++;
       } else {
         for (int m = 0; w->modes->names[m]; ++m)
-          if (job->modes[m]) {
+          if (job->modes[m] &&
+              (!cg_impl_mode_unsupported(impl, impl->variants[v], w->modes->names[m]) ||
+               named(sel->variants, impl->variants[v]))) {
             if (plan) plan[n] = (record_plan){impl, impl->variants[v], w->modes->names[m], target};
             n++;
           }
@@ -340,6 +349,35 @@ static bool budget_spent(const job_state *js, const run_timer *t) {
          cg_ns_to_ms(cg_now_ns() - t->steady_wall0) > 1e3 * js->job->budget_s;
 }
 
+/* The overrides a record's implementation sees: the command line's, and where the tuning file
+ * has an entry for this device, workload, backend, variant and size class, its settings for the
+ * parameters the command line leaves alone (origin tuned). */
+static const cg_kernel_overrides *record_overrides(const job_state *js, const record_plan *plan,
+                                                   cg_kernel_overrides *merged) {
+  const cg_kernel_overrides *given = js->sel->overrides;
+  const cg_workload *w = js->job->workload;
+  if (!js->sel->tuning || !plan->target || plan->impl->backend->is_reference) return given;
+  const cg_tuning_entry *e =
+      cg_tuning_find(js->sel->tuning, plan->target->info, w->name, plan->impl->backend->name,
+                     plan->variant, cg_size_class(w->flops_per_iter(&js->job->params)));
+  if (!e) return given;
+  if (given)
+    *merged = *given;
+  else
+    memset(merged, 0, sizeof *merged);
+  for (int i = 0; i < e->params.count; ++i) {
+    const char *name = e->params.items[i].name;
+    cg_origin origin = CG_ORIGIN_DEFAULT;
+    cg_kernel_override(given, name, 0, &origin);
+    bool taken = false;
+    for (const char *const *k = plan->impl->kernel_params; k && *k; ++k) taken |= !strcmp(*k, name);
+    cg_error ignored = {0};
+    if (taken && origin != CG_ORIGIN_OVERRIDE)
+      cg_kernel_overrides_add(merged, name, e->params.items[i].value, CG_ORIGIN_TUNED, &ignored);
+  }
+  return merged;
+}
+
 /* One record: open the device, prepare, upload, run, download, verify. Every failure lands in the
  * record; nothing here stops the other records. */
 static void run_record(job_state *js, const record_plan *plan, cg_record *rec, run_timer *t) {
@@ -382,10 +420,11 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
   } else {
     no_device_time(t, "runs on the host");
   }
+  cg_kernel_overrides merged;
   const cg_backend_env env = {device,
                               js->sel->kernel_dir,
                               js->sel->binary_cache,
-                              js->sel->overrides,
+                              record_overrides(js, plan, &merged),
                               rec->compile_warning,
                               sizeof rec->compile_warning};
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
@@ -484,6 +523,11 @@ cg_rc cg_engine_run_targets(const cg_job *job, const cg_selection *sel, const cg
     if (plan[i].mode && !cg_impl_has_mode(plan[i].impl, plan[i].mode)) {
       cg_record_set_status(rec, CG_STATUS_UNSUPPORTED, "backend %s has no %s mode",
                            plan[i].impl->backend->name, plan[i].mode);
+      continue;
+    }
+    const char *why = cg_impl_mode_unsupported(plan[i].impl, plan[i].variant, plan[i].mode);
+    if (why) {
+      cg_record_set_status(rec, CG_STATUS_UNSUPPORTED, "%s", why);
       continue;
     }
     run_timer t = {.progress = progress, .progress_ctx = progress_ctx, .index = i, .total = total};

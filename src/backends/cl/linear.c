@@ -1,6 +1,9 @@
-/* The cl backend's implementation of the linear workload, variant "fused": two hand-written
+/* The cl backend's implementation of the linear workload: variant "fused", two hand-written
  * kernels of cl/linear.cl per batch (forward with softmax and loss, then the update with the loss
- * accumulation), in the pageable, pinned and resident transfer modes of cl_linear_common. */
+ * accumulation), in the pageable, pinned and resident transfer modes of cl_linear_common; and
+ * variant "epoch", one launch of linear_epoch per epoch (a single work-group over every batch),
+ * resident only. */
+#include <string.h>
 
 #include "backends/backends.h"
 #include "backends/opencl/cl_linear_common.h"
@@ -49,14 +52,79 @@ cleanup:
   return rc;
 }
 
-static const char *const cl_linear_variants[] = {"fused", NULL};
+/* One launch for the epoch: linear_epoch, a single work-group over every batch in order. */
+static cg_rc epoch_compute(cg_linear_device *l, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const cl_int S = s.samples, B = s.batch, F = s.features, C = s.classes;
+  const cl_float lr = l->setup.lr;
+  cl_kernel k = l->epoch;
+  CG_CL(clSetKernelArg, (k, 0, sizeof S, &S));
+  CG_CL(clSetKernelArg, (k, 1, sizeof B, &B));
+  CG_CL(clSetKernelArg, (k, 2, sizeof F, &F));
+  CG_CL(clSetKernelArg, (k, 3, sizeof C, &C));
+  CG_CL(clSetKernelArg, (k, 4, sizeof(cl_mem), &l->x));
+  CG_CL(clSetKernelArg, (k, 5, sizeof(cl_mem), &l->labels));
+  CG_CL(clSetKernelArg, (k, 6, sizeof(cl_mem), &l->order));
+  CG_CL(clSetKernelArg, (k, 7, sizeof lr, &lr));
+  CG_CL(clSetKernelArg, (k, 8, sizeof(cl_mem), &l->w));
+  CG_CL(clSetKernelArg, (k, 9, sizeof(cl_mem), &l->b));
+  CG_CL(clSetKernelArg, (k, 10, sizeof(cl_mem), &l->g));
+  CG_CL(clSetKernelArg, (k, 11, sizeof(cl_mem), &l->loss));
+  CG_CL(clSetKernelArg, (k, 12, l->epoch_local * 4 * sizeof(float), NULL));
+  const size_t local = l->epoch_local, global = l->epoch_local;
+  CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 1, NULL, &global, &local, 0, NULL,
+                                 cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
+cleanup:
+  return rc;
+}
+
+static const char *cl_linear_mode_unsupported(const char *variant, const char *mode) {
+  if (strcmp(variant, "epoch") == 0 && strcmp(mode, "resident") != 0)
+    return "variant epoch computes a whole epoch in one launch, from the dataset on the device: "
+           "resident mode only";
+  return NULL;
+}
+
+static cg_rc cl_linear_epoch_prepare(const cg_backend_env *env, const char *mode,
+                                     const void *problem, void **state, cg_prepared *out,
+                                     cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_linear_device *l = NULL;
+  const char *why = cl_linear_mode_unsupported("epoch", mode ? mode : "");
+  CG_CHECK(!why, CG_UNSUPPORTED, "%s", why);
+  CG_TRY(cg_cl_linear_create(env, mode, problem, false, CG_CL_LINEAR_EPOCH, &l, out, err));
+  l->compute_epoch = epoch_compute;
+  l->launches = -1; /* one launch per epoch: no whole number per batch */
+  *state = l;
+cleanup:
+  return rc;
+}
+
+static cg_rc cl_linear_prepare_variant(const cg_backend_env *env, const char *variant,
+                                       const char *mode, const void *problem, void **state,
+                                       cg_prepared *out, cg_error *err) {
+  if (strcmp(variant, "epoch") == 0)
+    return cl_linear_epoch_prepare(env, mode, problem, state, out, err);
+  return cl_linear_prepare(env, variant, mode, problem, state, out, err);
+}
+
+static const char *const cl_linear_variants[] = {"fused", "epoch", NULL};
+/* Batches per upload of the pinned mode; the epoch kernel's one work-group. */
+static const cg_tune_space cl_linear_tune[] = {
+    {"fused", "pinned", 1, {{"GROUP", 7, {1, 2, 4, 8, 16, 32, 64}}}},
+    {"epoch", "resident", 1, {{"WG_EPOCH", 6, {32, 64, 128, 256, 512, 1024}}}},
+    {NULL, NULL, 0, {{NULL, 0, {0}}}},
+};
 const cg_impl cg_cl_linear = {
     .workload = "linear",
     .backend = &cg_backend_cl,
     .variants = cl_linear_variants,
     .modes = cg_cl_linear_modes,
-    .kernel_params = cg_cl_linear_kernel_params,
-    .prepare = cl_linear_prepare,
+    .kernel_params = cg_cl_linear_epoch_kernel_params,
+    .tune_spaces = cl_linear_tune,
+    .mode_unsupported = cl_linear_mode_unsupported,
+    .prepare = cl_linear_prepare_variant,
     .upload = cg_cl_linear_upload,
     .enqueue = cg_cl_linear_enqueue,
     .finish = cg_cl_linear_finish,

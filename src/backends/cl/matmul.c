@@ -155,12 +155,30 @@ cleanup:
 
 static const char *const cl_matmul_params[] = {"TS",  "MWG", "NWG", "KWG", "WM",
                                                 "WN",  "VW",  "PAD", NULL};
+/* The work-group edge of naive, tiled and regblock (x4 outputs per work-item for regblock); the
+ * block of C, k-slice, outputs per work-item, vector width and padding of pipelined. */
+static const cg_tune_space cl_matmul_tune[] = {
+    {"tiled", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
+    {"regblock", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
+    {"pipelined",
+     NULL,
+     7,
+     {{"MWG", 3, {32, 64, 128}},
+      {"NWG", 3, {32, 64, 128}},
+      {"KWG", 3, {8, 16, 32}},
+      {"WM", 2, {4, 8}},
+      {"WN", 2, {4, 8}},
+      {"VW", 3, {1, 2, 4}},
+      {"PAD", 2, {0, 1}}}},
+    {NULL, NULL, 0, {{NULL, 0, {0}}}},
+};
 
 const cg_impl cg_cl_matmul = {
     .workload = "matmul",
     .backend = &cg_backend_cl,
     .variants = cl_variants,
     .kernel_params = cl_matmul_params,
+    .tune_spaces = cl_matmul_tune,
     .prepare = cl_matmul_prepare,
     .upload = cg_cl_matmul_upload,
     .enqueue = cg_cl_matmul_enqueue,

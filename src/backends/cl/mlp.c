@@ -448,6 +448,22 @@ static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {"TX", "TY", "R", "KC", "TPG", "THREE", "DZ1A",
                                                    NULL};
 
+/* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
+ * shape or the device cannot take is refused and skipped by the search. */
+static const cg_tune_space cl_mlp_tune[] = {
+    {"fused",
+     NULL,
+     7,
+     {{"TX", 4, {4, 8, 16, 32}},
+      {"TY", 4, {2, 4, 8, 16}},
+      {"R", 4, {1, 2, 4, 8}},
+      {"KC", 4, {4, 8, 16, 32}},
+      {"TPG", 2, {1, 2}},
+      {"THREE", 2, {0, 1}},
+      {"DZ1A", 2, {0, 1}}}},
+    {NULL, NULL, 0, {{NULL, 0, {0}}}},
+};
+
 static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, const char *mode,
                             const void *problem, void **state, cg_prepared *out,
                             cg_error *err) {
@@ -534,6 +550,7 @@ const cg_impl cg_cl_mlp = {
     .backend = &cg_backend_cl,
     .variants = cl_mlp_variants,
     .kernel_params = cl_mlp_kernel_params,
+    .tune_spaces = cl_mlp_tune,
     .prepare = cl_mlp_prepare,
     .upload = cl_mlp_upload,
     .enqueue = cl_mlp_enqueue,

@@ -93,12 +93,17 @@ cleanup:
 
 static const char *const cl_variants[] = {"float4", NULL};
 static const char *const cl_saxpy_params[] = {"WG", NULL};
+static const cg_tune_space cl_saxpy_tune[] = {
+    {"float4", NULL, 1, {{"WG", 6, {32, 64, 128, 256, 512, 1024}}}},
+    {NULL, NULL, 0, {{NULL, 0, {0}}}},
+};
 
 const cg_impl cg_cl_saxpy = {
     .workload = "saxpy",
     .backend = &cg_backend_cl,
     .variants = cl_variants,
     .kernel_params = cl_saxpy_params,
+    .tune_spaces = cl_saxpy_tune,
     .prepare = cl_saxpy_prepare,
     .upload = cg_cl_saxpy_upload,
     .enqueue = cg_cl_saxpy_enqueue,

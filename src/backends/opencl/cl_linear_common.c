@@ -14,6 +14,7 @@
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
 const char *const cg_cl_linear_kernel_params[] = {"GROUP", NULL};
+const char *const cg_cl_linear_epoch_kernel_params[] = {"GROUP", "WG_EPOCH", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -36,6 +37,28 @@ static cg_rc pick_local(cg_linear_device *l, cl_kernel kernel, size_t cap, size_
            "the device allows no work-group for the linear kernels");
   *out = cg_cl_row_width(&lim, cap);
   *origin = *out < cg_pow2_floor(cap) ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+cleanup:
+  return rc;
+}
+
+/* linear_epoch's one work-group: as wide as the device allows on a GPU (up to 1024: the epoch
+ * runs on one compute unit, which should have every lane busy), 64 elsewhere (a CPU driver steps
+ * through the work-items of a group one core at a time, and each barrier costs per work-item);
+ * WG_EPOCH sets it (a power of two), refused when the kernel cannot take it. */
+static cg_rc pick_epoch_local(cg_linear_device *l, const cg_backend_env *env, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const size_t want = (l->info->type & CL_DEVICE_TYPE_GPU) ? 1024 : 64;
+  cg_origin origin = CG_ORIGIN_DEFAULT;
+  const int asked = cg_kernel_override(env->overrides, "WG_EPOCH", (int)want, &origin);
+  CG_CHECK(asked >= 1 && (asked & (asked - 1)) == 0, CG_BAD_INPUT,
+           "--kernel-param WG_EPOCH=%d: a power of two from 1", asked);
+  CG_TRY(pick_local(l, l->epoch, (size_t)asked, 4 * sizeof(float), &l->epoch_local,
+                    &l->epoch_origin, err));
+  CG_CHECK(origin != CG_ORIGIN_OVERRIDE || l->epoch_local == (size_t)asked, CG_BAD_INPUT,
+           "--kernel-param WG_EPOCH=%d: kernel linear_epoch allows %zu work-items here", asked,
+           l->epoch_local);
+  if (origin != CG_ORIGIN_DEFAULT && l->epoch_origin == CG_ORIGIN_DEFAULT)
+    l->epoch_origin = origin;
 cleanup:
   return rc;
 }
@@ -77,7 +100,7 @@ void cg_cl_linear_release(void *state) {
                     &l->loss,        &l->dev_batch[0], &l->dev_batch[1], &l->x,
                     &l->labels,      &l->order,       &l->staging[0], &l->staging[1]};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) cg_cl_release_mem(mems[i]);
-  cl_kernel kernels[] = {l->forward, l->softmax, l->update, l->gather};
+  cl_kernel kernels[] = {l->forward, l->softmax, l->update, l->gather, l->epoch};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
   if (l->program) clReleaseProgram(l->program);
@@ -118,6 +141,8 @@ static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kern
     cg_kernel_config_set(c, "WG_UPDATE", (int)l->update_local, l->update_origin);
   if (kernels & CG_CL_LINEAR_GATHER)
     cg_kernel_config_set(c, "WG_GATHER", (int)l->gather_local, l->gather_origin);
+  if (kernels & CG_CL_LINEAR_EPOCH)
+    cg_kernel_config_set(c, "WG_EPOCH", (int)l->epoch_local, l->epoch_origin);
   if (l->transfer == CG_TRANSFER_PINNED)
     cg_kernel_config_set(c, "GROUP", l->group, l->group_origin);
 }
@@ -194,6 +219,7 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
   CG_TRY(create_kernel(l->program, "linear_softmax", &l->softmax, err));
   CG_TRY(create_kernel(l->program, "linear_update", &l->update, err));
   CG_TRY(create_kernel(l->program, "linear_gather", &l->gather, err));
+  CG_TRY(create_kernel(l->program, "linear_epoch", &l->epoch, err));
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
   out->compile_kind = cg_build_tally_kind(&tally);
 
@@ -207,6 +233,7 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
                     &l->rows_origin, err));
   CG_TRY(pick_local(l, l->update, 64, sizeof(float), &l->update_local, &l->update_origin, err));
   CG_TRY(pick_local(l, l->gather, 256, 0, &l->gather_local, &l->gather_origin, err));
+  if (kernels & CG_CL_LINEAR_EPOCH) CG_TRY(pick_epoch_local(l, env, err));
   describe_config(l, kernels, &out->config);
   *lout = l;
   l = NULL;
@@ -424,7 +451,11 @@ cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
             (l->queue, l->order, CL_FALSE, 0, (size_t)s.samples * sizeof(int), order, 0, NULL,
              cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
     }
-    for (int k = 0; k < l->batches; ++k) {
+    if (t == CG_TRANSFER_RESIDENT && l->compute_epoch) {
+      l->time_batch = true; /* one command: always timed */
+      CG_TRY(l->compute_epoch(l, err));
+    }
+    for (int k = 0; k < l->batches && !(t == CG_TRANSFER_RESIDENT && l->compute_epoch); ++k) {
       const int n = batch_rows(s, k), start = k * s.batch;
       CG_TRY(begin_batch(l, k, err));
       cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL, 0};

@@ -36,8 +36,13 @@ enum {
   CG_CL_LINEAR_FORWARD = 1 << 0, /* linear_forward */
   CG_CL_LINEAR_ROWS = 1 << 1,    /* linear_softmax */
   CG_CL_LINEAR_UPDATE = 1 << 2,  /* linear_update */
-  CG_CL_LINEAR_GATHER = 1 << 3   /* linear_gather */
+  CG_CL_LINEAR_GATHER = 1 << 3,  /* linear_gather */
+  CG_CL_LINEAR_EPOCH = 1 << 4    /* linear_epoch: the whole epoch, resident only */
 };
+
+/* Enqueue a whole epoch (resident): an implementation that computes the epoch in one go sets
+ * this instead of compute. Its commands' events go through cg_cl_linear_event. */
+typedef cg_rc (*cg_cl_linear_epoch_fn)(cg_linear_device *l, cg_error *err);
 
 struct cg_linear_device {
   cg_linear_setup setup;
@@ -51,9 +56,9 @@ struct cg_linear_device {
   cl_command_queue queue;   /* compute; the device's own queue */
   cl_command_queue upload_q; /* pinned only: the second in-order queue for uploads */
   cl_program program;
-  cl_kernel forward, softmax, update, gather;
-  size_t forward_local, rows_local, update_local, gather_local;
-  cg_origin forward_origin, rows_origin, update_origin, gather_origin;
+  cl_kernel forward, softmax, update, gather, epoch;
+  size_t forward_local, rows_local, update_local, gather_local, epoch_local;
+  cg_origin forward_origin, rows_origin, update_origin, gather_origin, epoch_origin;
   cl_mem w, b, g, rowloss, loss; /* model, g (rows x C), per-row losses, epoch loss (2 floats) */
   cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then their labels as ints;
                                pinned: a group of batches each, all rows, then all labels */
@@ -80,6 +85,7 @@ struct cg_linear_device {
   int launches;             /* kernel launches per batch, set by the implementation */
   bool cl12;                /* the device speaks OpenCL 1.2 or later */
   cg_cl_linear_compute_fn compute;
+  cg_cl_linear_epoch_fn compute_epoch; /* resident: the epoch in one go; NULL: per batch */
 };
 
 /* Kinds of event: an upload, a kernel, and one taken only to order commands (not timed). */
@@ -122,5 +128,7 @@ void cg_cl_linear_release(void *state);
 /* The modes they run, and the kernel parameters --kernel-param may set. */
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
+/* Where the work-group size of linear_epoch may be set (--kernel-param WG_EPOCH). */
+extern const char *const cg_cl_linear_epoch_kernel_params[];
 
 #endif
