@@ -23,6 +23,8 @@ static void main_help(void) {
   for (const cg_workload *const *w = cg_workload_all(); *w; ++w)
     printf("  %-9s %s\n", (*w)->name, (*w)->summary);
   printf("  %-9s results files (or the devices of one) side by side, with ratios\n", "compare");
+  printf("  %-9s the device's own ceilings (and the host's): FP32, bandwidth, transfers, launches\n",
+         "probe");
   printf("  %-9s the default suite: every workload with its defaults\n\n"
          "'clgauge COMMAND --help' describes each. --version prints the version.\n",
          "suite");
@@ -45,6 +47,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
   if (strcmp(cmd, "suite") == 0) return cmd_suite(argc - 1, argv + 1);
   if (strcmp(cmd, "compare") == 0) return cmd_compare(argc - 1, argv + 1);
+  if (strcmp(cmd, "probe") == 0) return cmd_probe(argc - 1, argv + 1);
   const cg_workload *w = cg_workload_find(cmd);
   if (w) return cmd_workload(w, argc - 1, argv + 1);
   size_t size = sizeof "list";
@@ -55,7 +58,7 @@ static int dispatch(int argc, char **argv) {
     for (const cg_workload *const *k = cg_workload_all(); *k; ++k)
       snprintf(names + strlen(names), size - strlen(names), ", %s", (*k)->name);
   }
-  cli_error("unknown command '%s' (commands: %s, suite; see 'clgauge --help')", cmd,
+  cli_error("unknown command '%s' (commands: %s, suite, compare, probe; see 'clgauge --help')", cmd,
             names ? names : "list");
   free(names);
   return EXIT_USAGE;

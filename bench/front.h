@@ -27,6 +27,10 @@ typedef struct common_opts {
   uint64_t seed;
   bool quiet;
   double record_timeout; /* seconds; 0: no watchdog deadline */
+  bool probe;            /* --probe or --probe-quick: probe the device and the host first */
+  bool probe_quick;
+  bool no_probe;         /* --no-probe: the suite's default probe left out */
+  const char *probe_file; /* --probe-file: the ceilings from a results file's probes */
   cg_kernel_overrides overrides;
 } common_opts;
 
@@ -63,5 +67,12 @@ int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+/* Probe the device (when given) and the host (when asked) into the report, each unless the
+ * report already holds a probe of it; progress on stderr unless quiet. 0, EXIT_RECORD_ERROR
+ * when a probe failed (reported), or EXIT_FAILURE. */
+int gather_probes(cg_report *report, const cg_device_info *device, bool host, bool quick,
+                  bool quiet);
 
 #endif

@@ -141,6 +141,9 @@ static bool copy_records(const cg_report *report, int from) {
   }
   g.snap.command = report->command;
   g.snap.discovery_ms = report->discovery_ms;
+  /* the probes are taken before the run and stay in the report until its end */
+  g.snap.probes = report->probes;
+  g.snap.nprobes = report->nprobes;
   return true;
 }
 #pragma GCC diagnostic pop
@@ -302,7 +305,9 @@ int guard_write_results(const cg_report *report, const common_opts *o) {
   }
   pthread_mutex_lock(&g.lock);
   int status = 0;
-  if (copy_records(report, g.running >= 0 ? g.running : g.snap.count)) {
+  /* every record again: the assessment against the probes (cg_report_assess) after the run
+   * fills in the bounds and flags of records copied while it went on */
+  if (copy_records(report, 0)) {
     g.running = -1;
     status = write_files(g.snap.count, true);
   } else {

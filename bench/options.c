@@ -32,6 +32,12 @@ const char common_help[] =
     "                     verification): the results files keep the records finished and this\n"
     "                     one, marked interrupted, and the exit status is 5. A stuck driver\n"
     "                     call cannot be interrupted safely, so the process ends there\n"
+    "  --probe            measure the ceilings first ('clgauge probe' on the device and the host)\n"
+    "                     and hold every record against them: its share of the FP32 peak and\n"
+    "                     the bandwidth, its roofline bound, what limits it; the suite's default\n"
+    "  --probe-quick      the same with 'clgauge probe --quick' (seconds on a CPU driver)\n"
+    "  --probe-file FILE  the ceilings from a results file's probes ('clgauge probe --json')\n"
+    "  --no-probe         no probe, not even the suite's\n"
     "  --quiet            no progress lines on stderr\n"
     "  --help             this text\n";
 
@@ -109,6 +115,15 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
     if (bad || !cli_u64("--seed", v, &o->seed)) return -1;
   } else if (cli_option(argc, argv, i, "--record-timeout", &v, &bad)) {
     if (bad || !cli_double("--record-timeout", v, 0.001, 1e7, &o->record_timeout)) return -1;
+  } else if (cli_flag(argv[*i], "--probe")) {
+    o->probe = true;
+  } else if (cli_flag(argv[*i], "--probe-quick")) {
+    o->probe = o->probe_quick = true;
+  } else if (cli_flag(argv[*i], "--no-probe")) {
+    o->no_probe = true;
+  } else if (cli_option(argc, argv, i, "--probe-file", &v, &bad)) {
+    if (bad) return -1;
+    o->probe_file = v;
   } else if (cli_flag(argv[*i], "--quiet")) {
     o->quiet = true;
   } else {

@@ -12,6 +12,7 @@
 #include "clgauge/backend.h"
 #include "clgauge/clock.h"
 #include "clgauge/files.h"
+#include "clgauge/probe_io.h"
 #include "clgauge/program.h"
 
 typedef struct session {
@@ -280,6 +281,33 @@ static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o
   return false;
 }
 
+/* Whether a selected backend that runs on the host runs one of the jobs' workloads. */
+static bool jobs_need_host(const cg_job *jobs, int njobs, const common_opts *o) {
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if ((*i)->backend->needs_device ||
+        !cg_backend_selected((const char *const *)o->backends, (*i)->backend))
+      continue;
+    for (int j = 0; j < njobs; ++j)
+      if (strcmp((*i)->workload, jobs[j].workload->name) == 0) return true;
+  }
+  return false;
+}
+
+/* The ceilings the records are held against: read from --probe-file (bad input when it cannot
+ * be), then measured (--probe, the suite's default) for the device and the host where the
+ * file had none of them. */
+static int take_probes(session *s, const cg_job *jobs, int njobs, const common_opts *o) {
+  cg_error err = {0};
+  if (o->probe_file && cg_probes_read(o->probe_file, &s->report, &err) != CG_OK) {
+    cli_error("--probe-file %s", err.msg);
+    return EXIT_USAGE;
+  }
+  if (!o->probe || o->no_probe) return 0;
+  const bool device = s->device && jobs_need_device(jobs, njobs, o);
+  return gather_probes(&s->report, device ? s->device : NULL, jobs_need_host(jobs, njobs, o),
+                       o->probe_quick, o->quiet);
+}
+
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
   int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
@@ -306,6 +334,8 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
       status = EXIT_USAGE;
     }
   if (status == 0) status = check_outputs(o, jobs, njobs);
+  /* a probe that failed leaves the records without a bound; the run goes on */
+  if (status == 0 && take_probes(&s, jobs, njobs, o) == EXIT_USAGE) status = EXIT_USAGE;
   if (status == 0) {
     guard_start(o, cli_command());
     print_header(&s);
@@ -318,6 +348,7 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
       guard_job_done(&s.report); /* the record watchdog rests between jobs */
     }
     if (status == 0) {
+      cg_report_assess(&s.report);
       status = finish_session(&s, o);
       if (njobs > 1 && jobs[0].group[0]) print_crossovers(&s.report, jobs[0].workload);
     }

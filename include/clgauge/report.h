@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "clgauge/bound.h"
 #include "clgauge/clock.h"
 #include "clgauge/device.h"
 #include "clgauge/error.h"
@@ -23,7 +24,16 @@
  * of version 3 that do not know it lose nothing).
  * 4: status "interrupted" (the run was stopped while the record ran: a signal, or
  * --record-timeout), written by a run stopped that way; the command line kept whole, bytes
- * that are not UTF-8 as \xHH. */
+ * that are not UTF-8 as \xHH.
+ * Optional within version 4 (readers that do not know them lose nothing; files without them
+ * are read alike): the top-level "probes" (the ceilings measured by clgauge probe, each with
+ * its device, "ceilings" and "figures"); each record's "bound" (null when no probe of its
+ * device was there, else the index of its "probe", "fp32_share", "bandwidth_share", the
+ * bound's terms "compute_ms_per_iter", "memory_ms_per_iter", "launch_ms_per_iter",
+ * "bound_ms_per_iter", "of_bound", "launches_per_iter", "launches_at_least",
+ * "memory_in_cache", and the verdicts "steady" and "run0"); each record's "implausible"
+ * (null, or the reasons its figures cannot be right); and phases.launches.at_least (where
+ * per_iter is null: the fewest launches an iteration makes, a library call counting one). */
 #define CG_REPORT_SCHEMA "clgauge.results/4"
 
 typedef enum cg_status {
@@ -73,6 +83,8 @@ typedef struct cg_record {
   double bytes_per_iter; /* minimum bytes one iteration must read and write */
   int iters_per_run;
   int launches_per_iter; /* kernel enqueues per iteration; -1 when not applicable or unknown */
+  int launches_at_least; /* where launches_per_iter is -1: the fewest there are (library calls,
+                            each launching at least one kernel); -1 when unknown too */
 
   double init_ms;          /* context and queue creation */
   double compile_ms;       /* program build */
@@ -105,6 +117,8 @@ typedef struct cg_record {
   int nsplit;
   double host_cpu_ms;       /* process CPU time during the steady runs */
   double host_wall_ms;      /* wall time of the steady runs */
+  cg_bound bound;           /* against the device's measured ceilings (cg_report_assess) */
+  char implausible[512];    /* why its figures cannot be right; empty when they can */
 } cg_record;
 
 typedef struct cg_report {
@@ -113,6 +127,8 @@ typedef struct cg_report {
   char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
                           NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
+  cg_probe *probes;    /* ceilings measured in this run or read from a file (malloc'd) */
+  int nprobes;
 } cg_report;
 
 void cg_report_init(cg_report *report, int argc, char **argv);
