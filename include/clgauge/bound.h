@@ -25,7 +25,7 @@ typedef struct cg_bound {
   double peak_share;      /* steady GFLOP/s over the FP32 ceiling; NAN where no FLOPs */
   double bandwidth_share; /* steady GB/s over the bandwidth ceiling; NAN where no bytes */
   double compute_ms;      /* per iteration: FLOPs over the FP32 ceiling */
-  double memory_ms;       /* bytes over the bandwidth; 0 when they fit in the last-level cache */
+  double memory_ms;       /* bytes over the bandwidth (which cached bytes can beat) */
   double launch_ms;       /* launches times the back-to-back launch cost; 0 on the host */
   double bound_ms;        /* the largest of the three */
   double of_bound;        /* the steady time per iteration over bound_ms */

@@ -7,7 +7,7 @@
 
 void cg_probe_options_default(cg_probe_options *o, bool quick) {
   o->quick = quick;
-  o->transfer_budget_ms = quick ? 100 : 2000;
+  o->transfer_budget_ms = quick ? 100 : 1000;
 }
 
 void cg_probe_init(cg_probe *p) {

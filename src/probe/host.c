@@ -53,15 +53,19 @@ static cg_rc host_sgemm(const cg_probe_options *o, cg_probe *out, int runs, cg_e
     const uint64_t t0 = cg_now_ns();
     cg_ref_sgemm(n, n, n, a, b, c); /* warm-up: OpenBLAS starts its threads */
     const double warm = since_ms(t0);
+    /* as many products per run as the target time asks: a run of one small product would be
+     * a few thread wake-ups long */
+    const int reps = (int)fmin(fmax(ceil((o->quick ? 2 : 20) / fmax(warm, 1e-3)), 1), 1000);
     for (int r = 0; r < runs; ++r) {
       const uint64_t r0 = cg_now_ns();
-      cg_ref_sgemm(n, n, n, a, b, c);
-      samples[r] = 2.0 * n * n * (double)n / since_ms(r0) / 1e6;
+      for (int i = 0; i < reps; ++i) cg_ref_sgemm(n, n, n, a, b, c);
+      samples[r] = 2.0 * n * n * (double)n * reps / since_ms(r0) / 1e6;
     }
     char name[40];
     snprintf(name, sizeof name, "sgemm n=%d", n);
     cg_probe_add(out, "compute", name, "GFLOP/s", 0, NAN, samples, runs);
-    if (warm * (runs + 1) > 4 * o->transfer_budget_ms) break; /* the next size costs 8 times */
+    /* the next size costs eight times this one: not when that is over the budget */
+    if (8 * warm * (runs * reps + 1) > o->transfer_budget_ms) break;
   }
 cleanup:
   free(a);
@@ -73,7 +77,9 @@ cleanup:
 static cg_rc host_memory(const cg_probe_options *o, cg_probe *out, int runs, cg_error *err) {
   cg_rc rc = CG_OK;
   double want = o->quick ? 8.0 * (1 << 20) : fmax(256.0 * (1 << 20), 2 * out->cache_bytes);
-  const size_t bytes = (size_t)fmin(want, 512.0 * (1 << 20)) / 64 * 64;
+  /* at most 256 MiB: the L3 a virtual machine reports may be its socket's, of which it has a
+   * share only, and a larger buffer costs seconds on a small host */
+  const size_t bytes = (size_t)fmin(want, 256.0 * (1 << 20)) / 64 * 64;
   out->memory_bytes = (double)bytes;
   uint64_t *x = malloc(bytes), *y = malloc(bytes);
   CG_CHECK(x && y, CG_ERROR, "out of host memory for two %zu-byte buffers", bytes);

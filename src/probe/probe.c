@@ -119,11 +119,13 @@ cleanup:
 
 /* ---- device memory ---- */
 
-/* The buffer size of the bandwidth figures: at least twice the last-level cache the device
- * reports and 256 MiB (8 MiB quick, which stays in a large cache), at most 512 MiB, the largest allocation and an eighth of
- * the device's memory (two buffers live at once). */
+/* The buffer size of the bandwidth figures: 256 MiB (8 MiB quick), four times a GPU's
+ * last-level cache (an H200 has 60 MiB); more where the device reports a larger cache, up to
+ * 512 MiB (a CPU in a virtual machine may report the socket's whole L3); within the largest
+ * allocation and an eighth of the device's memory (two buffers live at once). */
 static size_t memory_bytes(const prober *pr, double cache) {
   double want = pr->o->quick ? 8.0 * (1 << 20) : fmax(256.0 * (1 << 20), 2 * cache);
+  if (pr->info->type & CL_DEVICE_TYPE_CPU) want = fmin(want, 256.0 * (1 << 20)); /* time */
   want = fmin(want, 512.0 * (1 << 20));
   want = fmin(want, (double)pr->info->max_alloc);
   want = fmin(want, (double)pr->info->global_mem / 8);

@@ -49,10 +49,7 @@ static void steady_verdict(const cg_record *rec, const cg_probe *probe, cg_bound
   const double share = top >= 0 ? terms[top] / steady : 0;
   fmt_time(steady, t[0], sizeof t[0]);
   fmt_time(b->compute_ms, t[2], sizeof t[2]);
-  if (b->memory_in_cache)
-    snprintf(t[3], sizeof t[3], "none (in cache)");
-  else
-    fmt_time(b->memory_ms, t[3], sizeof t[3]);
+  fmt_time(b->memory_ms, t[3], sizeof t[3]);
   fmt_time(b->launch_ms, t[4], sizeof t[4]);
   if (top < 0 || share < VERDICT_SHARE) {
     snprintf(b->steady, sizeof b->steady,
@@ -71,8 +68,9 @@ static void steady_verdict(const cg_record *rec, const cg_probe *probe, cg_bound
     break;
   case 1:
     snprintf(b->steady, sizeof b->steady,
-             "memory-bound: %.0f%% of the measured bandwidth (%.4g of %.4g GB/s, %s)",
-             100 * b->bandwidth_share, gbs, probe->bandwidth_gbs, probe->bandwidth_from);
+             "memory-bound: %.0f%% of the measured bandwidth (%.4g of %.4g GB/s, %s)%s",
+             100 * b->bandwidth_share, gbs, probe->bandwidth_gbs, probe->bandwidth_from,
+             b->memory_in_cache ? "; its bytes fit in the last-level cache" : "");
     break;
   case 2:
     snprintf(b->steady, sizeof b->steady,
@@ -128,10 +126,11 @@ void cg_bound_assess(const cg_record *rec, const cg_probe *probe, cg_bound *out)
   out->compute_ms = has_flops && probe->fp32_gflops > 0
                         ? rec->flops_per_iter / probe->fp32_gflops / 1e6 : 0;
   /* An iteration's bytes that fit in the last-level cache can stay there from one iteration
-   * to the next: device memory bounds nothing then. */
+   * to the next and beat the memory term: the verdict says so, and the guard does not flag a
+   * rate above the bandwidth then. */
   out->memory_in_cache = has_bytes && isfinite(probe->cache_bytes) &&
                          rec->bytes_per_iter <= probe->cache_bytes;
-  out->memory_ms = has_bytes && !out->memory_in_cache && probe->bandwidth_gbs > 0
+  out->memory_ms = has_bytes && probe->bandwidth_gbs > 0
                        ? rec->bytes_per_iter / probe->bandwidth_gbs / 1e6 : 0;
   out->launches = rec->launches_per_iter;
   if (out->launches < 0 && rec->launches_at_least >= 0) {
