@@ -29,6 +29,8 @@ typedef struct cg_probe_figure {
 typedef struct cg_probe {
   bool host; /* the host CPU as the cpu backend uses it, not an OpenCL device */
   char device[256], vendor[128], platform[128], driver[128], cl_version[128], device_type[16];
+  int platform_index, device_index; /* as 'clgauge list' gives them (clpeak's -p and -d);
+                                       -1 for the host */
   bool quick; /* measured with --quick: fewer runs, smaller buffers and transfers */
   int runs;   /* timed runs of each figure, after one warm-up */
   /* The ceilings: the best median of their group, and which figure it is. */

@@ -14,6 +14,7 @@ void cg_probe_init(cg_probe *p) {
   memset(p, 0, sizeof *p);
   p->fp32_gflops = p->bandwidth_gbs = p->launch_us = NAN;
   p->timer_ns = p->cache_bytes = p->memory_bytes = p->wall_ms = NAN;
+  p->platform_index = p->device_index = -1;
 }
 
 cg_probe_figure *cg_probe_add(cg_probe *p, const char *group, const char *name, const char *unit,

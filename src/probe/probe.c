@@ -432,6 +432,8 @@ cg_rc cg_probe_device(const cg_device_info *info, const cg_probe_options *o, cg_
   cg_probe_init(out);
   out->quick = o->quick;
   out->runs = pr.runs;
+  out->platform_index = info->platform_index;
+  out->device_index = info->device_index;
   snprintf(out->device, sizeof out->device, "%s", info->name);
   snprintf(out->vendor, sizeof out->vendor, "%s", info->vendor);
   snprintf(out->platform, sizeof out->platform, "%s", info->platform);

@@ -26,6 +26,10 @@ cJSON *cg_probe_json(const cg_probe *p) {
   cJSON_AddStringToObject(dev, "driver_version", p->driver);
   cJSON_AddStringToObject(dev, "opencl_version", p->cl_version);
   cJSON_AddStringToObject(dev, "type", p->device_type);
+  if (p->platform_index >= 0) {
+    cJSON_AddNumberToObject(dev, "platform_index", p->platform_index);
+    cJSON_AddNumberToObject(dev, "device_index", p->device_index);
+  }
   cJSON_AddBoolToObject(o, "quick", p->quick);
   cJSON_AddNumberToObject(o, "runs", p->runs);
   add_num(o, "wall_ms", p->wall_ms);
