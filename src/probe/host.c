@@ -64,8 +64,10 @@ static cg_rc host_sgemm(const cg_probe_options *o, cg_probe *out, int runs, cg_e
     char name[40];
     snprintf(name, sizeof name, "sgemm n=%d", n);
     cg_probe_add(out, "compute", name, "GFLOP/s", 0, NAN, samples, runs);
-    /* the next size costs eight times this one: not when that is over the budget */
-    if (8 * warm * (runs * reps + 1) > o->transfer_budget_ms) break;
+    /* the next size: a product eight times as long, as many runs of at least the target
+     * time each; not when that is over the budget */
+    const double product = since_ms(t0) / (1 + runs * reps), target = o->quick ? 2 : 20;
+    if (8 * product + runs * fmax(target, 8 * product) > o->transfer_budget_ms) break;
   }
 cleanup:
   free(a);
@@ -81,7 +83,9 @@ static cg_rc host_memory(const cg_probe_options *o, cg_probe *out, int runs, cg_
    * share only, and a larger buffer costs seconds on a small host */
   const size_t bytes = (size_t)fmin(want, 256.0 * (1 << 20)) / 64 * 64;
   out->memory_bytes = (double)bytes;
-  uint64_t *x = malloc(bytes), *y = malloc(bytes);
+  /* two buffers read as words for read and copy, then as floats for saxpy */
+  void *xbuf = malloc(bytes), *ybuf = malloc(bytes);
+  uint64_t *x = xbuf, *y = ybuf;
   CG_CHECK(x && y, CG_ERROR, "out of host memory for two %zu-byte buffers", bytes);
   cg_rng rng;
   cg_rng_seed(&rng, 11);
@@ -106,7 +110,7 @@ static cg_rc host_memory(const cg_probe_options *o, cg_probe *out, int runs, cg_
   cg_probe_add(out, "memory", "copy (memcpy)", "GB/s", 0, NAN, samples, runs);
   /* saxpy on finite floats in place of the random words (read as floats, some would be NaN) */
   const int n = (int)(bytes / sizeof(float));
-  float *fx = (float *)x, *fy = (float *)y;
+  float *fx = xbuf, *fy = ybuf;
   for (int i = 0; i < n; ++i) fx[i] = fy[i] = (float)(i & 1023) * 0.001f;
   cg_ref_saxpy(n, 0.5f, fx, fy);
   for (int r = 0; r < runs; ++r) {
@@ -117,8 +121,8 @@ static cg_rc host_memory(const cg_probe_options *o, cg_probe *out, int runs, cg_
   cg_probe_add(out, "memory", "saxpy (OpenBLAS)", "GB/s", 0, NAN, samples, runs);
   (void)sink;
 cleanup:
-  free(x);
-  free(y);
+  free(xbuf);
+  free(ybuf);
   return rc;
 }
 

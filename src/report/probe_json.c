@@ -203,6 +203,16 @@ static void csv_num(FILE *out, double v) {
     fputs(",", out);
 }
 
+/* A field quoted as RFC 4180 asks: inner quotes doubled. */
+static void csv_str(FILE *out, const char *s) {
+  fputc('"', out);
+  for (; *s; ++s) {
+    if (*s == '"') fputc('"', out);
+    fputc(*s == '\n' ? ' ' : *s, out);
+  }
+  fputs("\",", out);
+}
+
 static void put_csv(const cg_report *report, FILE *out, void *ctx) {
   fputs("device,platform,driver_version,group,name,unit,width,bytes,n,median,min,max,mean,"
         "stddev\n", out);
@@ -210,11 +220,10 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
     const cg_probe *p = &report->probes[i];
     for (int k = 0; k < p->nfigures; ++k) {
       const cg_probe_figure *f = &p->figures[k];
-      /* names hold no quotes: device names are quoted as they are, quotes doubled */
-      fputc('"', out);
-      for (const char *s = p->device; *s; ++s) fprintf(out, *s == '"' ? "\"\"" : "%c", *s);
-      fprintf(out, "\",\"%s\",\"%s\",%s,%s,%s", p->platform, p->driver, f->group, f->name,
-              f->unit);
+      csv_str(out, p->device);
+      csv_str(out, p->platform);
+      csv_str(out, p->driver);
+      fprintf(out, "%s,\"%s\",%s", f->group, f->name, f->unit); /* names of our own */
       if (f->width)
         fprintf(out, ",%d", f->width);
       else
