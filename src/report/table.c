@@ -138,6 +138,7 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
                  "hidden behind compute",
             r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
   fputs("\n", out);
+  if (r->implausible[0]) fprintf(out, "    implausible: %s\n", r->implausible);
   if (r->kernel.nparams > 0) {
     fputs("    kernel parameters:", out);
     for (int i = 0; i < r->kernel.nparams; ++i) {
