@@ -38,6 +38,10 @@ static void steady_verdict(const cg_record *rec, const cg_probe *probe, cg_bound
     snprintf(b->steady, sizeof b->steady, "no steady runs to assess");
     return;
   }
+  if (!(b->bound_ms > 0)) {
+    snprintf(b->steady, sizeof b->steady, "no bound: the probe has no ceiling for its work");
+    return;
+  }
   /* the uploads that no compute hides (linear's batches), measured on the device */
   double transfer = NAN;
   if (isfinite(rec->batch_upload_ms))
