@@ -23,6 +23,8 @@ static void main_help(void) {
   for (const cg_workload *const *w = cg_workload_all(); *w; ++w)
     printf("  %-9s %s\n", (*w)->name, (*w)->summary);
   printf("  %-9s results files (or the devices of one) side by side, with ratios\n", "compare");
+  printf("  %-9s the binary cache of built programs: list or clear its entries\n", "cache");
+  printf("  %-9s process start to the first verified result, per cache state\n", "coldstart");
   printf("  %-9s the device's own ceilings (and the host's): FP32, bandwidth, transfers, launches\n",
          "probe");
   printf("  %-9s the default suite: every workload with its defaults\n\n"
@@ -47,6 +49,8 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "list") == 0) return cmd_list(argc - 1, argv + 1);
   if (strcmp(cmd, "suite") == 0) return cmd_suite(argc - 1, argv + 1);
   if (strcmp(cmd, "compare") == 0) return cmd_compare(argc - 1, argv + 1);
+  if (strcmp(cmd, "cache") == 0) return cmd_cache(argc - 1, argv + 1);
+  if (strcmp(cmd, "coldstart") == 0) return cmd_coldstart(argc - 1, argv + 1);
   if (strcmp(cmd, "probe") == 0) return cmd_probe(argc - 1, argv + 1);
   const cg_workload *w = cg_workload_find(cmd);
   if (w) return cmd_workload(w, argc - 1, argv + 1);
@@ -58,7 +62,9 @@ static int dispatch(int argc, char **argv) {
     for (const cg_workload *const *k = cg_workload_all(); *k; ++k)
       snprintf(names + strlen(names), size - strlen(names), ", %s", (*k)->name);
   }
-  cli_error("unknown command '%s' (commands: %s, suite, compare, probe; see 'clgauge --help')", cmd,
+  cli_error("unknown command '%s' (commands: %s, suite, compare, cache, coldstart, probe; see "
+            "'clgauge --help')",
+            cmd,
             names ? names : "list");
   free(names);
   return EXIT_USAGE;
@@ -75,6 +81,7 @@ static int check_stdout(int status) {
 }
 
 int main(int argc, char **argv) {
+  coldstart_child_begin(); /* first: its clock reading is the child's start */
   /* A closed pipe shows as EPIPE on a write, checked at the end, instead of killing the process
    * before it has written its results files. */
   signal(SIGPIPE, SIG_IGN);

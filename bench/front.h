@@ -18,7 +18,8 @@ enum { EXIT_USAGE = 2, EXIT_RECORD_ERROR = 3, EXIT_NOTHING_RAN = 4, EXIT_RECORD_
 typedef struct common_opts {
   const char *device;
   const char *kernel_dir;
-  const char *binary_cache;
+  const char *binary_cache; /* --binary-cache DIR, or the default place once resolved */
+  bool no_binary_cache;
   bool cold_compile;
   const char *json;
   const char *csv;
@@ -46,6 +47,11 @@ int legacy_overrides(common_opts *o);
  * $XDG_CACHE_HOME, else $HOME) cannot be made or written, point them at a directory of this
  * user's under $TMPDIR and say so on stderr (PoCL lists no device without its cache). */
 void driver_caches_fallback(void);
+/* Where the run keeps its programs: --binary-cache DIR as given, none with --no-binary-cache
+ * or --cold-compile, else the default place when it can be written there (otherwise one
+ * warning on stderr, and none). Before driver_caches_fallback, which may move XDG_CACHE_HOME.
+ * EXIT_USAGE for contradicting options. (cmd_cache.c) */
+int binary_cache_resolve(common_opts *o);
 /* Every --kernel-param must name a parameter that a selected kernel of the jobs takes. */
 int check_overrides(const common_opts *o, const cg_job *jobs, int njobs);
 
@@ -67,6 +73,16 @@ int cmd_list(int argc, char **argv);
 int cmd_workload(const cg_workload *w, int argc, char **argv);
 int cmd_suite(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_cache(int argc, char **argv);
+int cmd_coldstart(int argc, char **argv);
+
+/* The child side of `clgauge coldstart` (cmd_coldstart.c): inactive unless the parent set
+ * CLGAUGE_COLDSTART_FD. At the start of main; before and after each job's run (the job's
+ * records from index `first`); when a record starts. */
+void coldstart_child_begin(void);
+void coldstart_child_job_start(void);
+void coldstart_child_job_done(const cg_report *report, int first);
+void coldstart_child_record_start(void);
 int cmd_probe(int argc, char **argv);
 
 /* Probe the device (when given) and the host (when asked) into the report, each unless the

@@ -20,9 +20,13 @@ const char common_help[] =
     "  --variant LIST     comma-separated variants of the backends (default: all)\n"
     "  --kernel-dir DIR   read the OpenCL kernels from DIR instead of the embedded copies\n"
     "  --binary-cache DIR keep built OpenCL programs in DIR (created if missing) and load them\n"
-    "                     on later runs: the compile phase then shows the cached cost\n"
-    "  --cold-compile     switch off the drivers' own kernel caches (NVIDIA, PoCL, Mesa) so that\n"
-    "                     the compile phase shows a cold build\n"
+    "                     on later runs: the compile phase then shows the cached cost. By\n"
+    "                     default they are kept in $XDG_CACHE_HOME/clgauge, else\n"
+    "                     $HOME/.cache/clgauge (see 'clgauge cache --help')\n"
+    "  --no-binary-cache  build every program from source, keeping none\n"
+    "  --cold-compile     switch off the drivers' own kernel caches (NVIDIA, PoCL, Mesa) and,\n"
+    "                     unless --binary-cache names one, clgauge's own, so that the compile\n"
+    "                     phase shows a cold build\n"
     "  --kernel-param LIST  set kernel parameters of the hand-written kernels, as NAME=VALUE,...;\n"
     "                     the records' kernel configuration says what ran and where from\n"
     "  --seed N           seed of the input generator (default 42)\n"
@@ -93,6 +97,8 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
   } else if (cli_option(argc, argv, i, "--binary-cache", &v, &bad)) {
     if (bad) return -1;
     o->binary_cache = v;
+  } else if (cli_flag(argv[*i], "--no-binary-cache")) {
+    o->no_binary_cache = true;
   } else if (cli_flag(argv[*i], "--cold-compile")) {
     o->cold_compile = true;
   } else if (cli_option(argc, argv, i, "--json", &v, &bad)) {

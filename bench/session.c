@@ -168,7 +168,10 @@ static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
   static uint64_t started, last;
   const session *s = ctx;
   const common_opts *o = s->o;
-  if (rec->nruns == 0) guard_record_started(&s->report); /* before the line: see guard.c */
+  if (rec->nruns == 0) {
+    guard_record_started(&s->report); /* before the line: see guard.c */
+    coldstart_child_record_start();
+  }
   if (o->quiet) return;
   uint64_t now = cg_now_ns();
   if (rec->nruns == 0) {
@@ -310,7 +313,9 @@ static int take_probes(session *s, const cg_job *jobs, int njobs, const common_o
 
 int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
+  const int cache_status = binary_cache_resolve(o);
   int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
+  if (status == 0) status = cache_status;
   const char **scope = calloc((size_t)njobs + 1, sizeof *scope);
   int nscope = 0;
   for (int j = 0; j < njobs && scope; ++j) {
@@ -341,10 +346,13 @@ int run_jobs(const cg_job *jobs, int njobs, common_opts *o, int argc, char **arg
     print_header(&s);
     fflush(stdout);
     for (int j = 0; j < njobs && status == 0; ++j) {
+      const int first = s.report.count;
+      coldstart_child_job_start();
       if (cg_engine_run(&jobs[j], &sel, s.device, &s.report, on_progress, &s, &err) != CG_OK) {
         cli_error("%s", err.msg);
         status = EXIT_FAILURE;
       }
+      coldstart_child_job_done(&s.report, first);
       guard_job_done(&s.report); /* the record watchdog rests between jobs */
     }
     if (status == 0) {

@@ -14,8 +14,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "clgauge/binary_cache.h"
 #include "clgauge/device.h"
 #include "clgauge/files.h"
 #include "clgauge/program.h"
@@ -543,13 +545,31 @@ static cg_build_origin build_cached(cg_device *dev, const cg_program_store *stor
   return build_cached_warn(dev, store, options, what, NULL, 0);
 }
 
-/* The single file in dir (the test leaves one there at a time). */
+/* Whether a file name is an entry's description (binary_cache.h), which the counts below leave
+ * out: they count entries, and anything else a store may leave. */
+static bool is_description(const char *name) {
+  const size_t n = strlen(name);
+  return n > 4 && strcmp(name + n - 4, ".txt") == 0;
+}
+
+/* The files in dir but the descriptions. */
+static int cache_files(const char *dir) {
+  DIR *d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  int n = 0;
+  for (struct dirent *e; (e = readdir(d));)
+    n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0 && !is_description(e->d_name);
+  closedir(d);
+  return n;
+}
+
+/* The single entry in dir (the test leaves one there at a time). */
 static void only_file(const char *dir, char *path, size_t size) {
   DIR *d = opendir(dir);
   ck_assert_ptr_nonnull(d);
   int n = 0;
   for (struct dirent *e; (e = readdir(d));)
-    if (e->d_name[0] != '.') {
+    if (e->d_name[0] != '.' && !is_description(e->d_name)) {
       snprintf(path, size, "%s/%s", dir, e->d_name);
       n++;
     }
@@ -569,8 +589,8 @@ START_TEST(test_binary_cache) {
 
     snprintf(what, sizeof what, "%s, first build", info->name);
     ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
-    ck_assert_msg(cg_test_dir_entries(dir) == 1, "%s: %d files in the cache", info->name,
-                  cg_test_dir_entries(dir));
+    ck_assert_msg(cache_files(dir) == 1, "%s: %d files in the cache", info->name,
+                  cache_files(dir));
     snprintf(what, sizeof what, "%s, second build", info->name);
     ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_CACHE);
 
@@ -578,7 +598,7 @@ START_TEST(test_binary_cache) {
     snprintf(what, sizeof what, "%s, other options", info->name);
     ck_assert_int_eq(build_cached(dev, &store, "-DTS=8 -DWPT=4 -DBK=8", what),
                      CG_BUILT_FROM_SOURCE);
-    ck_assert_int_eq(cg_test_dir_entries(dir), 2);
+    ck_assert_int_eq(cache_files(dir), 2);
     cg_test_rmtree(dir);
     cg_test_tempdir(dir, sizeof dir);
 
@@ -596,10 +616,14 @@ START_TEST(test_binary_cache) {
     ck_assert_uint_eq(fwrite(bin, 1, size / 2 + 10, f), size / 2 + 10); /* truncated, garbled */
     fclose(f);
     free(bin);
-    ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
+    char warning[1024];
+    ck_assert_int_eq(build_cached_warn(dev, &store, matmul_options, what, warning, sizeof warning),
+                     CG_BUILT_FROM_SOURCE);
+    ck_assert_msg(strstr(warning, path) && strstr(warning, "rebuilt from source"),
+                  "%s: warning '%s'", what, warning);
     snprintf(what, sizeof what, "%s, after the rebuild", info->name);
     ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_CACHE);
-    ck_assert_int_eq(cg_test_dir_entries(dir), 1);
+    ck_assert_int_eq(cache_files(dir), 1);
 
     /* A changed source is another program too. */
     char kdir[256], kpath[512];
@@ -617,7 +641,7 @@ START_TEST(test_binary_cache) {
     snprintf(what, sizeof what, "%s, changed source", info->name);
     ck_assert_int_eq(build_cached(dev, &changed_store, matmul_options, what),
                      CG_BUILT_FROM_SOURCE);
-    ck_assert_int_eq(cg_test_dir_entries(dir), 2);
+    ck_assert_int_eq(cache_files(dir), 2);
 
     cg_device_close(dev);
     cg_test_rmtree(kdir);
@@ -654,13 +678,21 @@ static void fill_cache(cg_device *dev, const char *dir, char *path, size_t size,
   expect_entry_whole(path, what);
 }
 
-/* After the entry was spoilt: rebuilt from source without a warning (and without reaching the
- * driver: a damaged binary crashed PoCL), the entry replaced by a whole one, served next time. */
+/* After the entry was spoilt: rebuilt from source with a warning naming the entry and what was
+ * wrong with it (and without reaching the driver: a damaged binary crashed PoCL), the entry
+ * replaced by a whole one, served next time. */
 static void expect_rebuilt_and_replaced(cg_device *dev, const char *dir, const char *path,
-                                        const char *what) {
+                                        const char *what, const char *wrong) {
   const cg_program_store store = {NULL, dir};
-  ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_SOURCE);
-  ck_assert_int_eq(cg_test_dir_entries(dir), 1);
+  char warning[1024];
+  ck_assert_int_eq(build_cached_warn(dev, &store, matmul_options, what, warning, sizeof warning),
+                   CG_BUILT_FROM_SOURCE);
+  char expected[1200];
+  snprintf(expected, sizeof expected, "binary cache: entry '%s' %s", path, wrong);
+  ck_assert_msg(strncmp(warning, expected, strlen(expected)) == 0 &&
+                    strstr(warning, "rebuilt from source"),
+                "%s: warning '%s', expected '%s...'", what, warning, expected);
+  ck_assert_int_eq(cache_files(dir), 1);
   expect_entry_whole(path, what);
   ck_assert_int_eq(build_cached(dev, &store, matmul_options, what), CG_BUILT_FROM_CACHE);
 }
@@ -684,7 +716,7 @@ START_TEST(test_binary_cache_damaged_body) {
     write_bytes(path, data, size);
     ck_assert_int_eq(cg_cache_entry_parse(data, size, &entry), CG_ENTRY_DAMAGED);
     free(data);
-    expect_rebuilt_and_replaced(dev, dir, path, what);
+    expect_rebuilt_and_replaced(dev, dir, path, what, "damaged");
     cg_device_close(dev);
     cg_test_rmtree(dir);
   }
@@ -711,7 +743,7 @@ START_TEST(test_binary_cache_truncated_entry) {
     const size_t cuts[] = {header + entry.size / 2, header + entry.size - 1, header - 5, 0};
     for (int c = 0; c < 4; ++c) {
       write_bytes(path, data, cuts[c]);
-      expect_rebuilt_and_replaced(dev, dir, path, what);
+      expect_rebuilt_and_replaced(dev, dir, path, what, "truncated");
     }
     /* version 1: "clgauge-program-binary 1 <key> <size>\n" and the body */
     char old[128];
@@ -724,7 +756,7 @@ START_TEST(test_binary_cache_truncated_entry) {
     write_bytes(path, v1, (size_t)n + entry.size);
     free(v1);
     snprintf(what, sizeof what, "%s, entry of format 1", list.items[i].name);
-    expect_rebuilt_and_replaced(dev, dir, path, what);
+    expect_rebuilt_and_replaced(dev, dir, path, what, "not an entry of this format");
     free(data);
     cg_device_close(dev);
     cg_test_rmtree(dir);
@@ -759,7 +791,7 @@ START_TEST(test_binary_cache_special_entry) {
       struct stat st;
       ck_assert_int_eq(lstat(path, &st), 0);
       ck_assert_msg(kind == 0 ? S_ISFIFO(st.st_mode) : S_ISDIR(st.st_mode), "%s: replaced", what);
-      ck_assert_int_eq(cg_test_dir_entries(dir), 1); /* no temporary file left behind */
+      ck_assert_int_eq(cache_files(dir), 1); /* no temporary file left behind */
     }
     cg_test_rmtree(dir);
   }
@@ -811,6 +843,140 @@ START_TEST(test_binary_cache_unwritable) {
 }
 END_TEST
 
+/* A driver update is another key: the entry of the old driver is not used (built from source,
+ * stored beside it), and the listing names both drivers; clear removes clgauge's entries and
+ * descriptions only. */
+START_TEST(test_binary_cache_driver_version) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  const cg_device_info *info = &list.items[0];
+  cg_device_info updated = *info;
+  snprintf(updated.driver_version, sizeof updated.driver_version, "%.100s (updated)",
+           info->driver_version);
+  char dir[256], path[512];
+  cg_test_tempdir(dir, sizeof dir);
+  const cg_program_store store = {NULL, dir};
+  cg_device *dev = open_device(info);
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, "old driver"), CG_BUILT_FROM_SOURCE);
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, "old driver"), CG_BUILT_FROM_CACHE);
+  cg_device_close(dev);
+  dev = open_device(&updated);
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, "new driver"), CG_BUILT_FROM_SOURCE);
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, "new driver"), CG_BUILT_FROM_CACHE);
+  cg_device_close(dev);
+  ck_assert_int_eq(cache_files(dir), 2);
+
+  /* someone else's files, which clear must leave: one named like an entry */
+  snprintf(path, sizeof path, "%s/matmul-0123456789abcdef.bin", dir);
+  cg_test_write_file(path, "not an entry\n");
+  snprintf(path, sizeof path, "%s/README", dir);
+  cg_test_write_file(path, "mine\n");
+  cg_cache_item *items = NULL;
+  int n = 0;
+  cg_error err = {0};
+  ck_assert_int_eq(cg_binary_cache_list(dir, &items, &n, &err), CG_OK);
+  ck_assert_int_eq(n, 2);
+  bool old_seen = false, new_seen = false;
+  for (int i = 0; i < n; ++i) {
+    ck_assert_str_eq(items[i].kernel, "matmul.cl");
+    ck_assert_str_eq(items[i].device, info->name);
+    ck_assert_str_eq(items[i].platform, info->platform);
+    ck_assert_msg(items[i].whole, "%s is not whole", items[i].file);
+    ck_assert_uint_gt(items[i].bytes, 64);
+    ck_assert_msg(items[i].age_s >= 0 && items[i].age_s < 3600, "age %g s", items[i].age_s);
+    old_seen |= strcmp(items[i].driver, info->driver_version) == 0;
+    new_seen |= strcmp(items[i].driver, updated.driver_version) == 0;
+  }
+  ck_assert_msg(old_seen && new_seen, "the listing lacks a driver");
+  free(items);
+  int removed = -1;
+  ck_assert_int_eq(cg_binary_cache_clear(dir, &removed, &err), CG_OK);
+  ck_assert_int_eq(removed, 2);
+  ck_assert_int_eq(cg_test_dir_entries(dir), 2); /* the two files of someone else's */
+  ck_assert_int_eq(cg_binary_cache_list(dir, &items, &n, &err), CG_OK);
+  ck_assert_int_eq(n, 0);
+  free(items);
+  cg_test_rmtree(dir);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* Two processes storing the same entry again and again at the same time (each removes it and
+ * builds from source): whatever the interleaving, every build succeeds without a warning, and
+ * what is left is one whole entry that loads and computes. */
+START_TEST(test_binary_cache_concurrent_writers) {
+  char dir[256];
+  cg_test_tempdir(dir, sizeof dir);
+  pid_t pids[2];
+  for (int w = 0; w < 2; ++w) {
+    pids[w] = fork();
+    ck_assert_int_ge(pids[w], 0);
+    if (pids[w] == 0) {
+      cg_device_list list;
+      cg_test_devices(&list);
+      cg_device *dev = open_device(&list.items[0]);
+      const cg_program_store store = {NULL, dir};
+      for (int round = 0; round < 4; ++round) {
+        char path[512];
+        DIR *d = opendir(dir);
+        for (struct dirent *e; d && (e = readdir(d));)
+          if (strstr(e->d_name, ".bin") && !strstr(e->d_name, ".tmp")) {
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            unlink(path);
+          }
+        if (d) closedir(d);
+        build_cached(dev, &store, matmul_options, "concurrent writer"); /* asserts no warning */
+      }
+      cg_device_close(dev);
+      cg_device_list_free(&list);
+      _exit(0);
+    }
+  }
+  for (int w = 0; w < 2; ++w) {
+    int status = 0;
+    ck_assert_int_eq(waitpid(pids[w], &status, 0), pids[w]);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "writer %d: status %d", w,
+                  status);
+  }
+  cg_device_list list;
+  cg_test_devices(&list);
+  cg_device *dev = open_device(&list.items[0]);
+  const cg_program_store store = {NULL, dir};
+  /* the last writer's build stored an entry: whole, served and computing right */
+  ck_assert_int_eq(cache_files(dir), 1);
+  char path[1024];
+  only_file(dir, path, sizeof path);
+  expect_entry_whole(path, "after concurrent writers");
+  ck_assert_int_eq(build_cached(dev, &store, matmul_options, "after concurrent writers"),
+                   CG_BUILT_FROM_CACHE);
+  cg_device_close(dev);
+  cg_device_list_free(&list);
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* The default place follows XDG_CACHE_HOME (absolute only), else HOME. */
+START_TEST(test_binary_cache_default_dir) {
+  char dir[512];
+  cg_error err = {0};
+  setenv("XDG_CACHE_HOME", "/x/cache", 1);
+  setenv("HOME", "/home/u", 1);
+  ck_assert_int_eq(cg_binary_cache_default_dir(dir, sizeof dir, &err), CG_OK);
+  ck_assert_str_eq(dir, "/x/cache/clgauge");
+  setenv("XDG_CACHE_HOME", "relative", 1);
+  ck_assert_int_eq(cg_binary_cache_default_dir(dir, sizeof dir, &err), CG_OK);
+  ck_assert_str_eq(dir, "/home/u/.cache/clgauge");
+  unsetenv("XDG_CACHE_HOME");
+  ck_assert_int_eq(cg_binary_cache_default_dir(dir, sizeof dir, &err), CG_OK);
+  ck_assert_str_eq(dir, "/home/u/.cache/clgauge");
+  unsetenv("HOME");
+  ck_assert_int_eq(cg_binary_cache_default_dir(dir, sizeof dir, &err), CG_BAD_INPUT);
+  /* a place under a file cannot be made */
+  ck_assert_int_eq(cg_binary_cache_check("/dev/null/clgauge", &err), CG_BAD_INPUT);
+  ck_assert_msg(strstr(err.msg, "/dev/null"), "message: %s", err.msg);
+}
+END_TEST
+
 /* The driver-cache state follows the environment variables that switch the caches off. */
 START_TEST(test_driver_cache_state) {
   cg_device_info nvidia = {.platform = "NVIDIA CUDA"};
@@ -859,10 +1025,13 @@ Suite *cg_program_suite(void) {
   tcase_add_test(tc, test_binary_cache_truncated_entry);
   tcase_add_test(tc, test_binary_cache_special_entry);
   tcase_add_test(tc, test_binary_cache_unwritable);
+  tcase_add_test(tc, test_binary_cache_driver_version);
+  tcase_add_test(tc, test_binary_cache_concurrent_writers);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("driver caches");
   tcase_add_test(tc, test_driver_cache_state);
+  tcase_add_test(tc, test_binary_cache_default_dir);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -48,7 +48,9 @@ typedef struct cg_backend_env {
 typedef struct cg_prepared {
   double compile_ms;        /* NAN when nothing was compiled up front */
   const char *compile_kind; /* "source": built from source now (the driver's own cache may have
-                               served it); "cache": every program from the binary cache; "lazy":
+                               served it); "cache": every program from the binary cache; "library":
+                               a library's kernels built by a call of its own before the timed
+                               runs; "lazy":
                                the library compiles inside its first call, so the time lands in
                                the first run; "none": nothing to compile */
   cg_kernel_config config;  /* the kernel parameters that run; empty for libraries and the host */

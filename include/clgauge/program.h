@@ -43,16 +43,18 @@ typedef enum cg_build_origin {
 /* How a build went. */
 typedef struct cg_build_result {
   cg_build_origin origin;
-  char warning[1024]; /* what went wrong without failing the build (its binary could not be
-                         stored in the binary cache), one line; empty when nothing did */
+  char warning[1024]; /* what went wrong without failing the build (a cache entry rebuilt, or
+                         its binary not stored in the binary cache), one line; empty when
+                         nothing did */
 } cg_build_result;
 
 /* Build cl/<name> for the device with the given options (may be NULL). With a binary cache, a
  * binary built earlier for the same source, options, device and driver is loaded instead, and
- * a source build stores its binary there (whole or not at all); an entry that is missing, not
- * whole, damaged (its checksum does not hold) or unusable is rebuilt from source and replaced,
- * without a warning. A binary that cannot be stored leaves the build successful, with a warning
- * in the result. On a build failure the error message is followed by the build log, whose line
+ * a source build stores its binary there (whole or not at all), with a description beside it
+ * (binary_cache.h). A missing entry is built from source; one that is not whole, damaged (its
+ * checksum does not hold), of another format or program, or refused by the driver is rebuilt
+ * from source and replaced, with a warning in the result naming the entry and what was wrong.
+ * A binary that cannot be stored leaves the build successful, with a warning in the result. On a build failure the error message is followed by the build log, whose line
  * numbers are those of the .cl file. result may be NULL. */
 cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, const char *name,
                        const char *options, cl_program *out, cg_build_result *result,

@@ -4,6 +4,7 @@
 #define CLGAUGE_REPORT_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "clgauge/bound.h"
@@ -88,8 +89,9 @@ typedef struct cg_record {
 
   double init_ms;          /* context and queue creation */
   double compile_ms;       /* program build */
-  char compile_kind[16];   /* "source", "cache" (our binary cache), "lazy" (inside the first run),
-                              "none" */
+  char compile_kind[16];   /* "source", "cache" (our binary cache), "library" (a library's
+                              kernels built by a call before the timed runs), "lazy" (inside the
+                              first run), "none" */
   char driver_cache[16];   /* the driver's own kernel cache: "on", "off", "unknown"; empty when
                               nothing was compiled on a device */
   char compile_warning[1024]; /* what went wrong in the compile phase without failing the record
@@ -103,6 +105,12 @@ typedef struct cg_record {
   cg_stats steady_complete, steady_enqueue, steady_device; /* over the runs after warm-up */
   char device_time_why[96]; /* why device time is unavailable; empty when it is available */
   double download_ms;
+  double reference_ms;      /* the host reference computed for this record (the first OpenCL
+                               record of a job without the cpu backend before it); NAN when
+                               none was (`clgauge coldstart` counts it) */
+  double verify_ms;         /* comparing the outputs with the reference */
+  uint64_t verified_ns;     /* the monotonic clock (cg_now_ns) when verification ended, before
+                               the record's device is released; 0 when not reached */
   double verify_error;      /* ||out - ref|| / ||ref||; the largest of the parts below if any */
   double verify_tolerance;
   double verify_loss_error;   /* largest relative error of a printed loss (training workloads) */

@@ -1,6 +1,7 @@
 /* Kernel sources (embedded or from a directory) and program builds with their logs. */
 #include "clgauge/program.h"
 
+#include "clgauge/binary_cache.h"
 #include "clgauge/files.h"
 
 #include <stdint.h>
@@ -165,36 +166,51 @@ cg_cache_verdict cg_cache_entry_parse(const void *data, size_t size, cg_cache_en
 
 /* ---- entries on disk, through the driver ---- */
 
-/* A cached binary for the key, built for the device, or false: no entry, one that is not whole
- * or not this program's (all rebuilt from source, without a word: the cache only saves time),
- * or one the driver refuses. Only an entry whose checksum holds reaches the driver, which is
- * not robust against damaged binaries. */
-static bool cache_load(const cg_device *dev, const char *path, uint64_t key, const char *options,
-                       cl_program *out) {
+/* What looking an entry up found. */
+typedef enum cache_lookup {
+  CACHE_HIT,
+  CACHE_MISS,    /* no entry (or none that can be read): a build stores one */
+  CACHE_REBUILT  /* an entry that was not usable: *why says what was wrong with it */
+} cache_lookup;
+
+/* A cached binary for the key, built for the device: CACHE_HIT with *out set. An entry that is
+ * not whole, another format's or program's, or one the driver refuses is CACHE_REBUILT with
+ * *why saying so (the build from source replaces it). Only an entry whose checksum holds
+ * reaches the driver, which is not robust against damaged binaries. */
+static cache_lookup cache_load(const cg_device *dev, const char *path, uint64_t key,
+                               const char *options, cl_program *out, const char **why) {
   const cg_device_info *info = cg_device_get_info(dev);
   char *data = NULL;
   size_t size = 0;
   cg_error ignored = {0};
-  if (cg_file_read(path, &data, &size, &ignored) != CG_OK) return false;
+  if (cg_file_read(path, &data, &size, &ignored) != CG_OK) return CACHE_MISS;
   cg_cache_entry entry = {0};
-  bool ok = cg_cache_entry_parse(data, size, &entry) == CG_ENTRY_OK && entry.key == key;
+  const cg_cache_verdict verdict = cg_cache_entry_parse(data, size, &entry);
+  static const char *const verdicts[] = {
+      [CG_ENTRY_FOREIGN] = "not an entry of this format (another version's, or another file)",
+      [CG_ENTRY_TRUNCATED] = "truncated",
+      [CG_ENTRY_DAMAGED] = "damaged (its checksum or header does not hold)"};
+  *why = verdict != CG_ENTRY_OK ? verdicts[verdict]
+         : entry.key != key     ? "another program's (its key differs)"
+                                : NULL;
   cl_program program = NULL;
-  if (ok) {
+  if (!*why) {
     const unsigned char *bin = entry.body;
     cl_int status = CL_SUCCESS, code = CL_SUCCESS;
     program = clCreateProgramWithBinary(cg_device_context(dev), 1, &info->id, &entry.size, &bin,
                                         &status, &code);
-    ok = code == CL_SUCCESS && status == CL_SUCCESS;
     /* a binary still has to be built (linked for the device) before kernels can be created */
-    ok = ok && clBuildProgram(program, 1, &info->id, options, NULL, NULL) == CL_SUCCESS;
+    if (code != CL_SUCCESS || status != CL_SUCCESS ||
+        clBuildProgram(program, 1, &info->id, options, NULL, NULL) != CL_SUCCESS)
+      *why = "refused by the driver";
   }
   free(data);
-  if (!ok) {
+  if (*why) {
     if (program) clReleaseProgram(program);
-    return false;
+    return CACHE_REBUILT;
   }
   *out = program;
-  return true;
+  return CACHE_HIT;
 }
 
 /* Store the program's binary; a driver that gives none leaves the cache empty for it. */
@@ -260,6 +276,7 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
                               : NULL;
   char path[4200];
   uint64_t key = 0;
+  const char *rebuilt = NULL;
   if (result) {
     result->origin = CG_BUILT_FROM_SOURCE;
     result->warning[0] = '\0';
@@ -269,9 +286,17 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
   if (cache_dir) {
     key = cache_key(info, source, size, options);
     CG_TRY(cache_path(cache_dir, name, key, path, sizeof path, err));
-    if (cache_load(dev, path, key, options, out)) {
+    switch (cache_load(dev, path, key, options, out, &rebuilt)) {
+    case CACHE_HIT:
       if (result) result->origin = CG_BUILT_FROM_CACHE;
       goto cleanup;
+    case CACHE_REBUILT:
+      if (result)
+        snprintf(result->warning, sizeof result->warning,
+                 "binary cache: entry '%.900s' %s: rebuilt from source", path, rebuilt);
+      break;
+    case CACHE_MISS:
+      break;
     }
   }
   const char *sources[] = {source};
@@ -290,9 +315,18 @@ cg_rc cg_program_build(const cg_device *dev, const cg_program_store *store, cons
   /* The program built: a cache that cannot keep it costs the next run time, not this one. */
   if (cache_dir) {
     cg_error store_err = {0};
-    if (cache_store(program, path, key, &store_err) != CG_OK && result)
-      snprintf(result->warning, sizeof result->warning, "binary cache: %.900s (not stored)",
-               store_err.msg);
+    const char *lost = "not stored";
+    cg_rc stored = cache_store(program, path, key, &store_err);
+    if (stored == CG_OK) {
+      lost = "its description not stored";
+      stored = cg_binary_cache_describe(path, info, name, &store_err);
+    }
+    if (stored != CG_OK && result) {
+      /* after a rebuilt entry's warning, if any: both are worth reading */
+      const size_t used = strlen(result->warning);
+      snprintf(result->warning + used, sizeof result->warning - used, "%sbinary cache: %.900s (%s)",
+               used ? "; " : "", store_err.msg, lost);
+    }
   }
   *out = program;
   program = NULL;

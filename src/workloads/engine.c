@@ -339,7 +339,9 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     rec->loss_every = strcmp(w->loss_unit, "epoch") == 0 ? 1 : rec->iters_per_run;
   }
   if (!backend->is_reference && !js->have_ref) {
+    const uint64_t r0 = cg_now_ns();
     CG_TRY(w->reference(js->data, err));
+    rec->reference_ms = cg_ns_to_ms(cg_now_ns() - r0);
     js->have_ref = true;
   }
 
@@ -400,7 +402,10 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     w->adopt_reference(js->data, rec);
     js->have_ref = true;
   } else {
+    t0 = cg_now_ns();
     w->verify(js->data, rec);
+    rec->verified_ns = cg_now_ns();
+    rec->verify_ms = cg_ns_to_ms(rec->verified_ns - t0);
   }
 
 cleanup:
