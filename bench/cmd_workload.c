@@ -167,6 +167,7 @@ static int parse_workload(int argc, char **argv, workload_opts *wo, common_opts 
   }
   /* a preset sets sizes, but they are still the preset's, not given on the command line */
   memset(wo->job.params.given, 0, sizeof wo->job.params.given);
+  memset(wo->job.params.own, 0, sizeof wo->job.params.own);
   for (int i = 1; i < argc; ++i) {
     int c = parse_common(argc, argv, &i, o);
     if (c == 0) c = parse_workload_option(argc, argv, &i, wo);

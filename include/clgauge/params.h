@@ -39,6 +39,8 @@ typedef struct cg_params {
   int count;
   double v[CG_MAX_PARAMS];
   bool given[CG_MAX_PARAMS]; /* set explicitly (by a user, a preset or a sweep), not defaulted */
+  bool own[CG_MAX_PARAMS];   /* set by its own name: another parameter's `sets` leaves it, so that
+                                --m 777 --k 1333 --n 555 is 777 x 1333 x 555 in any order */
 } cg_params;
 
 /* "--name" of a parameter, with '-' for '_', into buf. */

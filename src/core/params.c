@@ -51,9 +51,10 @@ cg_rc cg_params_set(cg_params *p, const char *name, double value, cg_error *err)
   CG_TRY(check_value(&p->desc[i], value, err));
   p->v[i] = value;
   p->given[i] = true;
+  p->own[i] = true;
   for (int s = 0; p->desc[i].sets && p->desc[i].sets[s]; ++s) {
     const int j = cg_params_index(p, p->desc[i].sets[s]);
-    if (j < 0) continue;
+    if (j < 0 || p->own[j]) continue;
     p->v[j] = value;
     p->given[j] = true;
   }
