@@ -25,6 +25,8 @@ static void main_help(void) {
   printf("  %-9s results files (or the devices of one) side by side, with ratios\n", "compare");
   printf("  %-9s the binary cache of built programs: list or clear its entries\n", "cache");
   printf("  %-9s process start to the first verified result, per cache state\n", "coldstart");
+  printf("  %-9s the device's own ceilings (and the host's): FP32, bandwidth, transfers, launches\n",
+         "probe");
   printf("  %-9s search the hand-written kernels' parameters for this device\n", "tune");
   printf("  %-9s the default suite: every workload with its defaults\n\n"
          "'clgauge COMMAND --help' describes each. --version prints the version.\n",
@@ -50,6 +52,7 @@ static int dispatch(int argc, char **argv) {
   if (strcmp(cmd, "compare") == 0) return cmd_compare(argc - 1, argv + 1);
   if (strcmp(cmd, "cache") == 0) return cmd_cache(argc - 1, argv + 1);
   if (strcmp(cmd, "coldstart") == 0) return cmd_coldstart(argc - 1, argv + 1);
+  if (strcmp(cmd, "probe") == 0) return cmd_probe(argc - 1, argv + 1);
   if (strcmp(cmd, "tune") == 0) return cmd_tune(argc - 1, argv + 1);
   const cg_workload *w = cg_workload_find(cmd);
   if (w) return cmd_workload(w, argc - 1, argv + 1);
@@ -61,7 +64,9 @@ static int dispatch(int argc, char **argv) {
     for (const cg_workload *const *k = cg_workload_all(); *k; ++k)
       snprintf(names + strlen(names), size - strlen(names), ", %s", (*k)->name);
   }
-  cli_error("unknown command '%s' (commands: %s, suite, compare, cache, coldstart, tune; see 'clgauge --help')", cmd,
+  cli_error("unknown command '%s' (commands: %s, suite, compare, cache, coldstart, probe, "
+            "tune; see 'clgauge --help')",
+            cmd,
             names ? names : "list");
   free(names);
   return EXIT_USAGE;

@@ -235,7 +235,9 @@ int cmd_suite(int argc, char **argv) {
              "The default suite: every workload with its defaults (");
       for (const cg_workload *const *w = cg_workload_all(); *w; ++w)
         printf("%s%s", w == cg_workload_all() ? "" : ", ", (*w)->name);
-      printf(") on every\nbackend. A variant is accepted when any workload has it.\n\n%s\n%s",
+      printf(") on every\nbackend. A variant is accepted when any workload has it. The device and "
+             "the host are probed\nfirst ('clgauge probe'; --no-probe leaves it out, "
+             "--probe-quick shortens it).\n\n%s\n%s",
              common_help, exit_help);
       free_common(&o);
       return 0;
@@ -252,6 +254,7 @@ int cmd_suite(int argc, char **argv) {
       status = EXIT_FAILURE;
     } else {
       for (int j = 0; j < njobs; ++j) cg_job_init(&jobs[j], cg_workload_all()[j]);
+      o.probe |= !o.no_probe; /* the suite holds its records against the ceilings by default */
       status = run_jobs(jobs, njobs, &o, argc, argv);
     }
     free(jobs);

@@ -30,6 +30,10 @@ typedef struct common_opts {
   bool quiet;
   double record_timeout; /* seconds; 0: no watchdog deadline */
   double budget_s;       /* time budget of each record's steady runs, seconds; 0: none */
+  bool probe;            /* --probe or --probe-quick: probe the device and the host first */
+  bool probe_quick;
+  bool no_probe;         /* --no-probe: the suite's default probe left out */
+  const char *probe_file; /* --probe-file: the ceilings from a results file's probes */
   cg_kernel_overrides overrides;
   const char *tuning_file; /* NULL: the default place (tuning_default_path) */
   bool no_tuned;           /* run the defaults, never a tuning file's settings */
@@ -98,5 +102,12 @@ void coldstart_child_job_start(void);
 void coldstart_child_job_done(const cg_report *report, int first);
 void coldstart_child_record_start(void);
 int cmd_tune(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+/* Probe the device (when given) and the host (when asked) into the report, each unless the
+ * report already holds a probe of it; progress on stderr unless quiet. 0, EXIT_RECORD_ERROR
+ * when a probe failed (reported), or EXIT_FAILURE. */
+int gather_probes(cg_report *report, const cg_device_info *device, bool host, bool quick,
+                  bool quiet);
 
 #endif

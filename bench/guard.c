@@ -148,6 +148,9 @@ static bool copy_records(const cg_report *report, int from) {
   g.snap.crossovers = report->crossovers;
   g.snap.ncrossovers = report->ncrossovers;
   memcpy(g.snap.sweep_option, report->sweep_option, sizeof g.snap.sweep_option);
+  /* the probes are taken before the run and stay in the report until its end */
+  g.snap.probes = report->probes;
+  g.snap.nprobes = report->nprobes;
   return true;
 }
 #pragma GCC diagnostic pop
@@ -309,7 +312,9 @@ int guard_write_results(const cg_report *report, const common_opts *o) {
   }
   pthread_mutex_lock(&g.lock);
   int status = 0;
-  if (copy_records(report, g.running >= 0 ? g.running : g.snap.count)) {
+  /* every record again: the assessment against the probes (cg_report_assess) after the run
+   * fills in the bounds and flags of records copied while it went on */
+  if (copy_records(report, 0)) {
     g.running = -1;
     status = write_files(g.snap.count, true);
   } else {

@@ -52,6 +52,12 @@ const char common_help[] =
     "                     are skipped (run 0, the warm-ups and two steady runs always run),\n"
     "                     the record says how many ran of how many asked, and it is verified\n"
     "                     against the reference of the runs it ran\n"
+    "  --probe            measure the ceilings first ('clgauge probe' on the device and the host)\n"
+    "                     and hold every record against them: its share of the FP32 peak and\n"
+    "                     the bandwidth, its roofline bound, what limits it; the suite's default\n"
+    "  --probe-quick      the same with 'clgauge probe --quick' (seconds on a CPU driver)\n"
+    "  --probe-file FILE  the ceilings from a results file's probes ('clgauge probe --json')\n"
+    "  --no-probe         no probe, not even the suite's\n"
     "  --quiet            no progress lines on stderr\n"
     "  --help             this text\n";
 
@@ -142,6 +148,15 @@ int parse_common(int argc, char **argv, int *i, common_opts *o) {
     o->tuning_file = v;
   } else if (cli_flag(argv[*i], "--no-tuned")) {
     o->no_tuned = true;
+  } else if (cli_flag(argv[*i], "--probe")) {
+    o->probe = true;
+  } else if (cli_flag(argv[*i], "--probe-quick")) {
+    o->probe = o->probe_quick = true;
+  } else if (cli_flag(argv[*i], "--no-probe")) {
+    o->no_probe = true;
+  } else if (cli_option(argc, argv, i, "--probe-file", &v, &bad)) {
+    if (bad) return -1;
+    o->probe_file = v;
   } else if (cli_flag(argv[*i], "--quiet")) {
     o->quiet = true;
   } else {

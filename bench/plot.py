@@ -11,10 +11,9 @@ command's --json or from pytorch_seeds.py), written as PNG files into one folder
   drivers.png            with several files or devices: the steady time per iteration of each
                          record on each of them, side by side (log scale)
   ceilings-NAME.png      each record's GFLOP/s and GB/s as a share of its device's measured
-                         ceilings, drawn only where the file holds such figures ("probe" with
-                         "gflops" and "gbytes_per_s", in a record or in the file's "probe" list
-                         with each device's name); clgauge writes none yet, so this plot is left
-                         out for its files
+                         ceilings, drawn only where the file holds them: a run with --probe,
+                         --probe-file or the suite's probe (each record's "bound" names its
+                         probe among the file's "probes")
 
 NAME is the results file's name without .json.
 """
@@ -343,15 +342,17 @@ def drivers_plot(plt, docs, bases, outdir):
 
 
 def ceilings_of(doc, r):
-    probe = r.get("probe")
-    if isinstance(probe, dict):
-        return num(probe.get("gflops")), num(probe.get("gbytes_per_s"))
-    d = r.get("device") or {}
-    for p in doc.get("probe") or []:
-        if isinstance(p, dict) and p.get("device") == d.get("name") and \
-                p.get("platform", d.get("platform")) == d.get("platform"):
-            return num(p.get("gflops")), num(p.get("gbytes_per_s"))
-    return None, None
+    """The FP32 and bandwidth ceilings of the probe the record was held against: its "bound"
+    names an index in the file's "probes" (clgauge probe, --probe, --probe-file)."""
+    bound = r.get("bound")
+    probes = doc.get("probes")
+    if not isinstance(bound, dict) or not isinstance(probes, list):
+        return None, None
+    i = bound.get("probe")
+    if not isinstance(i, int) or not 0 <= i < len(probes) or not isinstance(probes[i], dict):
+        return None, None
+    c = probes[i].get("ceilings") or {}
+    return num(c.get("fp32_gflops")), num(c.get("bandwidth_gbs"))
 
 
 def ceilings_plot(plt, doc, path, out):

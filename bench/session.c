@@ -13,6 +13,7 @@
 #include "clgauge/backend.h"
 #include "clgauge/clock.h"
 #include "clgauge/files.h"
+#include "clgauge/probe_io.h"
 #include "clgauge/program.h"
 
 typedef struct session {
@@ -318,6 +319,43 @@ static bool jobs_need_device(const cg_job *jobs, int njobs, const common_opts *o
   return false;
 }
 
+/* Whether a selected backend that runs on the host runs one of the jobs' workloads. */
+static bool jobs_need_host(const cg_job *jobs, int njobs, const common_opts *o) {
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i) {
+    if ((*i)->backend->needs_device ||
+        !cg_backend_selected((const char *const *)o->backends, (*i)->backend))
+      continue;
+    for (int j = 0; j < njobs; ++j)
+      if (strcmp((*i)->workload, jobs[j].workload->name) == 0) return true;
+  }
+  return false;
+}
+
+/* The ceilings the records are held against: read from --probe-file (bad input when it cannot
+ * be), then measured (--probe, the suite's default) for each device of the run and the host
+ * where the file had none of them. */
+static int take_probes(session *s, const cg_job *jobs, int njobs, const common_opts *o) {
+  cg_error err = {0};
+  if (o->probe_file && cg_probes_read(o->probe_file, &s->report, &err) != CG_OK) {
+    cli_error("--probe-file %s", err.msg);
+    return EXIT_USAGE;
+  }
+  if (!o->probe || o->no_probe) return 0;
+  int status = 0;
+  if (jobs_need_device(jobs, njobs, o))
+    for (int t = 0; t < s->ntargets; ++t)
+      if (s->targets[t].info) {
+        const int st = gather_probes(&s->report, s->targets[t].info, false, o->probe_quick,
+                                     o->quiet);
+        if (st && !status) status = st;
+      }
+  if (jobs_need_host(jobs, njobs, o)) {
+    const int st = gather_probes(&s->report, NULL, true, o->probe_quick, o->quiet);
+    if (st && !status) status = st;
+  }
+  return status;
+}
+
 int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
   const int cache_status = binary_cache_resolve(o);
@@ -358,6 +396,8 @@ int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
         status = EXIT_USAGE;
       }
   if (status == 0) status = check_outputs(o, jobs, njobs);
+  /* a probe that failed leaves the records without a bound; the run goes on */
+  if (status == 0 && take_probes(&s, jobs, njobs, o) == EXIT_USAGE) status = EXIT_USAGE;
   if (status == 0) {
     guard_start(o, cli_command());
     print_header(&s);
@@ -374,7 +414,10 @@ int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
       guard_job_done(&s.report); /* the record watchdog rests between jobs */
     }
     if (status == 0 && jobs[0].sweep) status = keep_crossovers(&s.report, &jobs[0]);
-    if (status == 0) status = finish_session(&s, o);
+    if (status == 0) {
+      cg_report_assess(&s.report);
+      status = finish_session(&s, o);
+    }
     guard_end();
   }
   close_session(&s);

@@ -78,6 +78,9 @@ typedef struct cg_run_result {
   const char *device_why;   /* why device_ms is NAN: a static string; NULL when it is not */
   double loss;              /* the loss read back after the run (training workloads) */
   int launches;             /* kernel enqueues per iteration; -1 where unknown (a library) */
+  int launches_at_least;    /* where launches is -1: the fewest there are, counting each
+                               library call as one launch (it launches at least one kernel);
+                               -1 when unknown too */
   double batch_upload_ms;   /* device time of the uploads per iteration (batched workloads) */
   double batch_compute_ms;  /* device time of the kernels per iteration (batched workloads) */
   double hidden_share;      /* share of the upload time during which a kernel ran (0..1) */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "clgauge/bound.h"
 #include "clgauge/clock.h"
 #include "clgauge/device.h"
 #include "clgauge/error.h"
@@ -31,7 +32,16 @@
  * device, whose records are skipped), each record's device.index and device.id (null for the
  * host and for no device); each record's "budget" (the --budget-s that applied, null for none,
  * "runs_asked" and whether the record was "cut"); the top-level "crossovers" of a sweep (null
- * outside one). */
+ * outside one).
+ * Optional within version 5 (readers that do not know them lose nothing; files without them
+ * are read alike, and version 4 files written with them are read too): the top-level "probes" (the ceilings measured by clgauge probe, each with
+ * its device, "ceilings" and "figures"); each record's "bound" (null when no probe of its
+ * device was there, else the index of its "probe", "fp32_share", "bandwidth_share", the
+ * bound's terms "compute_ms_per_iter", "memory_ms_per_iter", "launch_ms_per_iter",
+ * "bound_ms_per_iter", "of_bound", "launches_per_iter", "launches_at_least",
+ * "memory_in_cache", and the verdicts "steady" and "run0"); each record's "implausible"
+ * (null, or the reasons its figures cannot be right); and phases.launches.at_least (where
+ * per_iter is null: the fewest launches an iteration makes, a library call counting one). */
 #define CG_REPORT_SCHEMA "clgauge.results/5"
 
 typedef enum cg_status {
@@ -83,6 +93,8 @@ typedef struct cg_record {
   double bytes_per_iter; /* minimum bytes one iteration must read and write */
   int iters_per_run;
   int launches_per_iter; /* kernel enqueues per iteration; -1 when not applicable or unknown */
+  int launches_at_least; /* where launches_per_iter is -1: the fewest there are (library calls,
+                            each launching at least one kernel); -1 when unknown too */
 
   double init_ms;          /* context and queue creation */
   double compile_ms;       /* program build */
@@ -124,6 +136,8 @@ typedef struct cg_record {
   int nsplit;
   double host_cpu_ms;       /* process CPU time during the steady runs */
   double host_wall_ms;      /* wall time of the steady runs */
+  cg_bound bound;           /* against the device's measured ceilings (cg_report_assess) */
+  char implausible[512];    /* why its figures cannot be right; empty when they can */
 } cg_record;
 
 /* A device a run targeted: listed by its platform, or a platform that lists no device. */
@@ -156,6 +170,8 @@ typedef struct cg_report {
   char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
                           NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
+  cg_probe *probes;    /* ceilings measured in this run or read from a file (malloc'd) */
+  int nprobes;
 } cg_report;
 
 void cg_report_init(cg_report *report, int argc, char **argv);

@@ -65,6 +65,7 @@ void cg_run_result_init(cg_run_result *r) {
   memset(r, 0, sizeof *r);
   r->device_ms = r->loss = r->batch_upload_ms = r->batch_compute_ms = r->hidden_share = NAN;
   r->launches = -1;
+  r->launches_at_least = -1;
 }
 
 bool cg_backend_selected(const char *const *requested, const cg_backend *backend) {

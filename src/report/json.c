@@ -151,6 +151,40 @@ static cJSON *record_json(const cg_record *r) {
     cJSON_AddNumberToObject(launches, "per_iter", r->launches_per_iter);
   else
     cJSON_AddNullToObject(launches, "per_iter");
+  if (r->launches_per_iter < 0 && r->launches_at_least >= 0)
+    cJSON_AddNumberToObject(launches, "at_least", r->launches_at_least);
+  else
+    cJSON_AddNullToObject(launches, "at_least");
+
+  const cg_bound *b = &r->bound;
+  if (b->probe >= 0) {
+    cJSON *bound = cJSON_AddObjectToObject(o, "bound");
+    cJSON_AddNumberToObject(bound, "probe", b->probe);
+    add_num(bound, "fp32_share", b->peak_share);
+    add_num(bound, "bandwidth_share", b->bandwidth_share);
+    add_num(bound, "compute_ms_per_iter", b->compute_ms);
+    add_num(bound, "memory_ms_per_iter", b->memory_ms);
+    add_num(bound, "launch_ms_per_iter", b->launch_ms);
+    add_num(bound, "bound_ms_per_iter", b->bound_ms);
+    add_num(bound, "of_bound", b->of_bound);
+    if (b->launches >= 0)
+      cJSON_AddNumberToObject(bound, "launches_per_iter", b->launches);
+    else
+      cJSON_AddNullToObject(bound, "launches_per_iter");
+    cJSON_AddBoolToObject(bound, "launches_at_least", b->launches_at_least);
+    cJSON_AddBoolToObject(bound, "memory_in_cache", b->memory_in_cache);
+    cJSON_AddStringToObject(bound, "steady", b->steady);
+    if (b->first[0])
+      cJSON_AddStringToObject(bound, "run0", b->first);
+    else
+      cJSON_AddNullToObject(bound, "run0");
+  } else {
+    cJSON_AddNullToObject(o, "bound");
+  }
+  if (r->implausible[0])
+    cJSON_AddStringToObject(o, "implausible", r->implausible);
+  else
+    cJSON_AddNullToObject(o, "implausible");
 
   cJSON *losses = cJSON_AddObjectToObject(o, "losses");
   cJSON_AddNumberToObject(losses, "every", r->loss_every);
@@ -243,6 +277,11 @@ char *cg_report_json(const cg_report *report) {
       cJSON_AddItemToArray(list, crossover_json(&report->crossovers[i]));
   } else {
     cJSON_AddNullToObject(root, "crossovers");
+  }
+  if (report->nprobes > 0) {
+    cJSON *probes = cJSON_AddArrayToObject(root, "probes");
+    for (int i = 0; i < report->nprobes; ++i)
+      cJSON_AddItemToArray(probes, cg_probe_json(&report->probes[i]));
   }
   cJSON *records = cJSON_AddArrayToObject(root, "records");
   for (int i = 0; i < report->count; ++i)

@@ -83,8 +83,10 @@ cg_record *cg_report_add(cg_report *report) {
   rec->device_type = "";
   rec->loss_unit = "iteration";
   rec->launches_per_iter = -1;
+  rec->launches_at_least = -1;
   rec->sweep_value = NAN;
   rec->device_index = rec->device_platform = rec->device_number = -1;
+  cg_bound_clear(&rec->bound);
   double *nan_fields[] = {&rec->flops_per_iter, &rec->bytes_per_iter, &rec->init_ms,
                           &rec->compile_ms,     &rec->upload_ms,      &rec->first.enqueue_ms,
                           &rec->first.complete_ms, &rec->first.device_ms, &rec->download_ms,
@@ -109,6 +111,9 @@ void cg_report_free(cg_report *report) {
   free(report->records);
   report->records = NULL;
   report->count = report->cap = 0;
+  free(report->probes);
+  report->probes = NULL;
+  report->nprobes = 0;
   free(report->devices);
   report->devices = NULL;
   report->ndevices = 0;

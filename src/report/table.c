@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { COLS = 14, CELL = 40 };
+enum { COLS = 15, CELL = 40 };
 
 static void cell_ms(char *buf, double ms) {
   if (!isfinite(ms))
@@ -34,7 +34,8 @@ static void print_row(FILE *out, char cells[][CELL], const int *width) {
 static void record_cells(const cg_record *r, char cells[][CELL]) {
   snprintf(cells[0], CELL, "%s", r->backend);
   snprintf(cells[1], CELL, "%s%s%s", r->variant, r->mode[0] ? "/" : "", r->mode);
-  snprintf(cells[2], CELL, "%s", cg_status_name(r->status));
+  /* an implausible record keeps its status and figures, marked (the notes say why) */
+  snprintf(cells[2], CELL, "%s%s", cg_status_name(r->status), r->implausible[0] ? "*" : "");
   cell_ms(cells[3], r->init_ms);
   cell_ms(cells[4], r->compile_ms);
   if (strcmp(r->compile_kind, "lazy") == 0) snprintf(cells[4], CELL, "in first");
@@ -64,6 +65,10 @@ static void record_cells(const cg_record *r, char cells[][CELL]) {
     snprintf(cells[13], CELL, "%.1e", r->verify_error);
   else
     snprintf(cells[13], CELL, "-");
+  if (isfinite(r->bound.of_bound))
+    snprintf(cells[14], CELL, "%.3gx", r->bound.of_bound);
+  else
+    snprintf(cells[14], CELL, "-");
 }
 
 static const cg_record *reference_for(const cg_report *report, const cg_record *r) {
@@ -144,6 +149,7 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
                  "hidden behind compute",
             r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
   fputs("\n", out);
+  if (r->implausible[0]) fprintf(out, "    implausible: %s\n", r->implausible);
   if (r->kernel.nparams > 0) {
     fputs("    kernel parameters:", out);
     for (int i = 0; i < r->kernel.nparams; ++i) {
@@ -161,6 +167,33 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
     for (int i = 0; i < r->nsplit; ++i)
       fprintf(out, "%s %s %.3g", i ? ";" : "", r->split[i].name, r->split[i].ms);
     fputs("\n", out);
+  }
+}
+
+/* The ceilings of the run's probes, then every record held against its device's: the share of
+ * the peak and the bandwidth, the bound, and the verdicts. */
+static void print_bounds(const cg_report *report, FILE *out) {
+  if (report->nprobes == 0) return;
+  fputs("\nagainst the measured ceilings (clgauge probe):\n", out);
+  for (int i = 0; i < report->nprobes; ++i) {
+    const cg_probe *p = &report->probes[i];
+    fprintf(out, "  ceilings of %s%s%s: FP32 %.4g GFLOP/s, bandwidth %.4g GB/s", p->device,
+            p->host ? "" : ", driver ", p->host ? "" : p->driver, p->fp32_gflops,
+            p->bandwidth_gbs);
+    if (isfinite(p->launch_us)) fprintf(out, ", launch %.3g us", p->launch_us);
+    fprintf(out, "%s\n", p->quick ? " (quick probe)" : "");
+  }
+  for (int i = 0; i < report->count; ++i) {
+    const cg_record *r = &report->records[i];
+    if (r->bound.probe < 0) continue;
+    char name[80];
+    fprintf(out, "  %s%s%s: %s", r->group[0] ? r->group : "", r->group[0] ? " " : "",
+            record_name(r, name, sizeof name), r->bound.steady);
+    if (isfinite(r->bound.peak_share) || isfinite(r->bound.bandwidth_share))
+      fprintf(out, "; %.3g%% of the FP32 peak, %.3g%% of the bandwidth", 100 * r->bound.peak_share,
+              100 * r->bound.bandwidth_share);
+    if (r->bound.first[0]) fprintf(out, "; %s", r->bound.first);
+    fputc('\n', out);
   }
 }
 
@@ -270,7 +303,8 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
   multi_device = cg_report_multi_device(report);
   static const char *const head[COLS] = {
       "backend", "variant", "status", "init ms", "compile ms", "upload ms", "first ms",
-      "steady ms/it", "GFLOP/s", "GB/s", "device ms/it", "enqueue ms/it", "download ms", "rel err"};
+      "steady ms/it", "GFLOP/s", "GB/s", "device ms/it", "enqueue ms/it", "download ms", "rel err",
+      "of bound"};
   char(*cells)[COLS][CELL] = calloc((size_t)report->count + 1, sizeof *cells);
   if (!cells) return;
   int width[COLS];
@@ -320,7 +354,8 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
     const bool time_note = r->status == CG_STATUS_OK && r->device_time_why[0] && !r->host_backend;
-    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0] && !r->budget_cut)
+    if (r->status == CG_STATUS_OK && !time_note && !r->compile_warning[0] && !r->budget_cut &&
+        !r->implausible[0])
       continue;
     if (!any_note) fputs("\nnotes:\n", out);
     any_note = true;
@@ -334,6 +369,7 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     if (r->budget_cut)
       fprintf(out, "  %s: %d of %d runs: the steady runs passed --budget-s %g\n", name, r->nruns,
               r->planned_runs, r->budget_s);
+    if (r->implausible[0]) fprintf(out, "  %s: * implausible: %s\n", name, r->implausible);
   }
 
   print_losses(report, out);
@@ -347,5 +383,6 @@ void cg_report_print_table(const cg_report *report, FILE *out) {
     print_summary(report, r, out);
   }
   print_crossovers(report, out);
+  print_bounds(report, out);
   free(cells);
 }

@@ -267,6 +267,7 @@ static void run_timer_end(run_timer *t, cg_run_kind kind, int iters, const cg_ru
   t->hidden[rec->nruns] = res->hidden_share;
   rec->runs[rec->nruns++] = sample;
   rec->launches_per_iter = res->launches;
+  rec->launches_at_least = res->launches_at_least;
   if (has_loss) rec->losses[rec->nlosses++] = res->loss;
   if (t->progress) t->progress(t->progress_ctx, t->index, t->total, rec);
   if (kind == CG_RUN_FIRST) rec->first = sample;

@@ -103,8 +103,10 @@ static cg_rc clblast_mlp_finish(void *state, cg_run_result *out, cg_error *err) 
   clblast_mlp *m = state;
   /* Unknown, as for the matmul: CLBlast picks direct or indirect GEMM, with padding and
    * transposition kernels, per shape, next to our 7 (8 with update_w3) elementwise kernels and
-   * 8 CLBlastSgemm calls per iteration. */
-  return cg_mlp_device_finish(&m->md, -1, out, err);
+   * 8 CLBlastSgemm calls per iteration: at least 15 (16) launches, a call counting one. */
+  const cg_rc rc = cg_mlp_device_finish(&m->md, -1, out, err);
+  out->launches_at_least = m->md.setup.update_w3 ? 16 : 15;
+  return rc;
 }
 
 static cg_rc clblast_mlp_download(void *state, void *outputs, cg_error *err) {

@@ -567,6 +567,7 @@ cg_rc cg_cl_linear_finish(void *state, cg_run_result *out, cg_error *err) {
   CG_TRY(epoch_times(l, out, err));
   cg_cl_span_result(&l->span, out);
   out->launches = l->launches;
+  out->launches_at_least = l->launches;
 cleanup:
   return rc;
 }

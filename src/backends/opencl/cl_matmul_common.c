@@ -103,6 +103,8 @@ cg_rc cg_cl_matmul_finish(void *state, cg_run_result *out, cg_error *err) {
   CG_CL(clFinish, (mm->queue));
   cg_cl_span_result(&mm->span, out);
   out->launches = mm->launches;
+  /* a product whose launches are unknown is one library call (CLBlast's), at least one kernel */
+  out->launches_at_least = mm->launches >= 0 ? mm->launches : 1;
 cleanup:
   return rc;
 }

@@ -139,6 +139,7 @@ cg_rc cg_mlp_device_finish(cg_mlp_device *md, int launches, cg_run_result *out, 
   CG_CL(clEnqueueReadBuffer, (md->queue, md->loss, CL_TRUE, 0, sizeof loss, &loss, 0, NULL, NULL));
   out->loss = loss;
   out->launches = launches;
+  out->launches_at_least = launches;
   cg_cl_span_result(&md->span, out);
   cg_mlp_sampler_split(&md->sampler, out);
 cleanup:

@@ -101,6 +101,8 @@ cg_rc cg_cl_saxpy_finish(void *state, cg_run_result *out, cg_error *err) {
   CG_CL(clFinish, (sx->queue));
   cg_cl_span_result(&sx->span, out);
   out->launches = sx->launches;
+  /* an update whose launches are unknown is one library call (CLBlast's), at least one kernel */
+  out->launches_at_least = sx->launches >= 0 ? sx->launches : 1;
 cleanup:
   return rc;
 }
