@@ -354,8 +354,8 @@ static int json_int(const cJSON *obj, const char *key) {
 /* `matmul --device all` under env: the results file lists the run's devices; the cpu backend
  * ran once; every listed device has its records of each OpenCL backend, ok and verified, and a
  * table of its own on stdout; a platform that lists no device has its records skipped, saying
- * so. Returns the number of listed devices. */
-static int expect_all_devices(const char *const *env) {
+ * so. Returns the number of listed devices, and into *pocl PoCL's. */
+static int expect_all_devices(const char *const *env, int *pocl) {
   const char *const args[] = {"matmul", "--n", "9", "--runs", "3", "--loops", "1", "--device",
                               "all", "--json", "p.json", "--quiet", NULL};
   child c;
@@ -380,6 +380,7 @@ static int expect_all_devices(const char *const *env) {
                                  cJSON_GetStringValue(cJSON_GetObjectItem(d, "opencl_version"))),
                   "device %d without its versions", index);
     listed += is_listed;
+    if (is_listed && strstr(platform, "Portable Computing Language")) ++*pocl;
     /* every device variant of matmul (clblast's sgemm, cl's kernels) on each */
     const int per_device = cg_test_variant_count("matmul", true);
     int records = 0;
@@ -427,16 +428,21 @@ static int expect_all_devices(const char *const *env) {
 /* The CPU drivers here: PoCL and Mesa's rusticl (Clover, where it lists no device, skipped). */
 START_TEST(test_all_cpu_drivers) {
   const char *const env[] = {"RUSTICL_ENABLE=llvmpipe", NULL};
-  const int listed = expect_all_devices(env);
+  int pocl = 0;
+  const int listed = expect_all_devices(env, &pocl);
   ck_assert_msg(listed >= 2, "PoCL and rusticl expected, %d devices listed", listed);
 }
 END_TEST
 
 /* Two devices of one driver: PoCL's pthread and basic. */
 START_TEST(test_two_pocl_devices) {
-  const char *const env[] = {"POCL_DEVICES=pthread basic", "RUSTICL_ENABLE", NULL};
-  const int listed = expect_all_devices(env);
-  ck_assert_msg(listed == 2, "POCL_DEVICES='pthread basic': %d devices listed", listed);
+  /* rusticl stays enabled: without a device of its own it leaks a block at its start (seen
+   * under LeakSanitizer), which would fail the sanitized run for no fault of ours */
+  const char *const env[] = {"POCL_DEVICES=pthread basic", "RUSTICL_ENABLE=llvmpipe", NULL};
+  int pocl = 0;
+  const int listed = expect_all_devices(env, &pocl);
+  ck_assert_msg(pocl == 2, "POCL_DEVICES='pthread basic': %d PoCL devices listed (%d in all)", pocl,
+                listed);
 }
 END_TEST
 
