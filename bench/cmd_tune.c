@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "front.h"
 #include "clgauge/backend.h"
+#include "clgauge/binary_cache.h"
 #include "clgauge/clock.h"
 #include "clgauge/files.h"
 #include "clgauge/tune.h"
@@ -17,12 +18,11 @@ static const char tuned_backend[] = "cl";
 
 bool tuning_path(const common_opts *o, char *path, size_t size) {
   if (o->tuning_file) return (size_t)snprintf(path, size, "%s", o->tuning_file) < size;
-  const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-  int n = -1;
-  if (xdg && xdg[0] == '/') /* the XDG base directory spec ignores a relative value */
-    n = snprintf(path, size, "%s/clgauge/tuning.json", xdg);
-  else if (home && *home)
-    n = snprintf(path, size, "%s/.cache/clgauge/tuning.json", home);
+  /* beside the binary cache, by the same rule */
+  char dir[4096];
+  cg_error err = {0};
+  if (cg_binary_cache_default_dir(dir, sizeof dir, &err) != CG_OK) return false;
+  const int n = snprintf(path, size, "%s/tuning.json", dir);
   return n > 0 && (size_t)n < size;
 }
 
@@ -163,15 +163,22 @@ static int make_job(const cg_workload *w, const char *set, cg_job *job, bool *us
   return status;
 }
 
+/* "NAME=V,NAME=V" of a setting, or `none` when it has no parameter (or there is none). */
+static void format_setting(const cg_kernel_overrides *setting, const char *none, char *out,
+                           size_t size) {
+  size_t used = 0;
+  snprintf(out, size, "%s", none);
+  for (int i = 0; setting && i < setting->count && used < size; ++i)
+    used += (size_t)snprintf(out + used, size - used, "%s%s=%d", i ? "," : "",
+                             setting->items[i].name, setting->items[i].value);
+}
+
 static void on_candidate(void *ctx, const char *variant, int index, int planned,
                          const cg_kernel_overrides *setting, double ms, const char *why,
                          double best_ms) {
   const char *workload = ctx;
-  char text[256] = "defaults";
-  size_t used = 0;
-  for (int i = 0; setting && i < setting->count && used < sizeof text; ++i)
-    used += (size_t)snprintf(text + used, sizeof text - used, "%s%s=%d", i ? "," : "",
-                             setting->items[i].name, setting->items[i].value);
+  char text[256];
+  format_setting(setting, "defaults", text, sizeof text);
   if (isfinite(ms))
     fprintf(stderr, "tune %s cl/%s [%d/%d] %s: %.4g ms/it (best %.4g)\n", workload, variant,
             index + 1, planned, text, ms, best_ms);
@@ -181,11 +188,8 @@ static void on_candidate(void *ctx, const char *variant, int index, int planned,
 }
 
 static void print_entry(const cg_tuning_entry *e) {
-  char text[256] = "";
-  size_t used = 0;
-  for (int i = 0; i < e->params.count && used < sizeof text; ++i)
-    used += (size_t)snprintf(text + used, sizeof text - used, "%s%s=%d", i ? "," : "",
-                             e->params.items[i].name, e->params.items[i].value);
+  char text[256];
+  format_setting(&e->params, "", text, sizeof text);
   char dflt[32] = "failed", gain[32] = "-";
   if (isfinite(e->default_ms)) {
     snprintf(dflt, sizeof dflt, "%.4g", e->default_ms);
@@ -325,16 +329,10 @@ int cmd_tune(int argc, char **argv) {
     status = EXIT_USAGE;
   }
   if (p == 0 && status == 0 && !t.common.tuning_file) {
-    /* the default file's folder, as the binary cache's */
+    /* the default file's folder, the binary cache's, made with its parents where missing */
     char dir[4096];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash) *slash = '\0';
-    char parent[4096];
-    snprintf(parent, sizeof parent, "%s", dir);
-    slash = strrchr(parent, '/');
-    if (slash) *slash = '\0';
-    if ((cg_dir_ensure(parent, &err) != CG_OK || cg_dir_ensure(dir, &err) != CG_OK)) {
+    if (cg_binary_cache_default_dir(dir, sizeof dir, &err) != CG_OK ||
+        cg_binary_cache_check(dir, &err) != CG_OK) {
       cli_error("%s", err.msg);
       status = EXIT_FAILURE;
     }
