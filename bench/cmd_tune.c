@@ -199,6 +199,14 @@ static void print_entry(const cg_tuning_entry *e) {
          e->best_ms, gain, e->candidates, text);
 }
 
+/* Whether --variant leaves the variant in (no --variant: every one). */
+static bool variant_wanted(const tune_opts *t, const char *variant) {
+  if (!t->common.variants) return true;
+  for (char **v = t->common.variants; *v; ++v)
+    if (strcmp(*v, variant) == 0) return true;
+  return false;
+}
+
 static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning *file,
                           const char *path) {
   const cg_backend *cl = cg_backend_find(tuned_backend);
@@ -268,15 +276,11 @@ static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning 
     const cg_impl *impl = cg_impl_find(cl, chosen[j]->name);
     int nvariants = 0;
     for (const cg_tune_space *s = impl->tune_spaces; s->variant; ++s) {
-      bool wanted = !t->common.variants;
-      for (char **v = t->common.variants; v && *v; ++v) wanted |= strcmp(*v, s->variant) == 0;
-      nvariants += wanted;
+      nvariants += variant_wanted(t, s->variant);
     }
     double left = t->budget_s;
     for (const cg_tune_space *s = impl->tune_spaces; s->variant && status == 0; ++s) {
-      bool wanted = !t->common.variants;
-      for (char **v = t->common.variants; v && *v; ++v) wanted |= strcmp(*v, s->variant) == 0;
-      if (!wanted) continue;
+      if (!variant_wanted(t, s->variant)) continue;
       const double share = left / (nvariants > 0 ? nvariants : 1);
       const uint64_t t0 = cg_now_ns();
       cg_tuning_entry e;
