@@ -122,29 +122,72 @@ __kernel void mlp_loss_dy(const int count, __global const float *y, __global con
  * mishandle; the flags only gate the work between them.
  *
  * Macros (set by src/backends/cl_mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; RGROUPS the row groups of A (partials); NCH = ceil(NB / NC);
- * THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and column blocks;
+ * RM, RN, RM2, KC, TPG as above; VW, VW2 below; RGROUPS the row groups of A (partials);
+ * NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and column blocks;
  * WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
 #define WGA (TX * TY)
 #define LDA (BI > NC ? BI : NC)
+/* Local-memory reads of launch A come VW floats at a time (VW2 for the rows of x in the forward
+ * part, where RM2 may not be a multiple of VW): a work-item's rows (columns) lie in runs of VW,
+ * TY (TX) runs apart, so that a warp's neighbouring work-items read neighbouring vectors and one
+ * vector read replaces VW scalar ones (on an H200 the scalar reads, two per multiply-add of a
+ * 1 x RN block, bound the product). With vectors, a row of As is whole vectors plus one of
+ * padding (the forward part fills it down a column, consecutive k); with VW = VW2 = 1, one
+ * float. */
+#ifndef VW
+#define VW 1
+#endif
+#ifndef VW2
+#define VW2 1
+#endif
+#if VW == 1 && VW2 == 1
+#define LDS (LDA + 1)
+#else
+#define LDS ((LDA + 3) / 4 * 4 + 4)
+#endif
+/* The place of a work-item's r-th row (column) in its tile: `lane` of `lanes`, runs of V. */
+#define SHARE_AT(r, lane, lanes, V) ((((r) / (V)) * (lanes) + (lane)) * (V) + (r) % (V))
+
+/* dst[0..count) = a work-item's share of local row p (count a multiple of V), by vectors of V. */
+inline void mlp_share(__local const float *p, const int lane, const int lanes, const int count,
+                      const int V, float *dst) {
+  for (int r = 0; r < count; r += V) {
+    const int at = SHARE_AT(r, lane, lanes, V);
+    if (V == 4) {
+      const float4 v = *(__local const float4 *)(p + at);
+      dst[r] = v.s0;
+      dst[r + 1] = v.s1;
+      dst[r + 2] = v.s2;
+      dst[r + 3] = v.s3;
+    } else if (V == 2) {
+      const float2 v = *(__local const float2 *)(p + at);
+      dst[r] = v.s0;
+      dst[r + 1] = v.s1;
+    } else {
+      dst[r] = p[at];
+    }
+  }
+}
 
 __kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void
 mlp_fused_wide(__global const float *x, __global float *w1, __global const float *dz1,
                __global const float *h1, __global const float *dz2, __global const float *w2p,
                __global float *part, const float lr, const int backward, const int forward) {
-  __local float As[KC][LDA + 1]; /* x[n0+k][i0+i] (g1), then x[n0+n][i0+k0+k] as As[k][n] */
-  __local float Bs[KC][BJ];      /* dz1[n0+k][j0+j] (g1), then w1[i0+k0+k][j0+j] */
+  /* x[n0+k][i0+i] (g1), then x[n0+n][i0+k0+k] as As[k][n]; aligned for the vector reads */
+  __local float As[KC][LDS] __attribute__((aligned(16)));
+  __local float Bs[KC][BJ] __attribute__((aligned(16))); /* dz1[n0+k][j0+j], then w1 */
   const int t = get_local_id(0);
   const int tx = t % TX, ty = t / TX;
   const int j0 = get_group_id(0) * BJ;
   const int rg = get_group_id(1);
 
+  /* zeroed where the first tile's forward part begins (and after each store), not here: with one
+   * tile per work-group it is then not live during the backward part, whose RM x RN block
+   * alone sets the registers a work-item needs */
   float acc2[RM2][RN];
-  for (int r = 0; r < RM2; ++r)
-    for (int c = 0; c < RN; ++c) acc2[r][c] = 0.0f;
 
   for (int tile = 0; tile < TPG; ++tile) {
     const int i0 = (rg * TPG + tile) * BI;
@@ -173,9 +216,12 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       barrier(CLK_LOCAL_MEM_FENCE);
       if (backward) {
         for (int k = 0; k < KC; ++k) {
+          /* the last chunk of a batch that is not a multiple of KC stops at the batch's end
+           * (at batch 8 and KC = 16, half the products would be of zeros) */
+          if (NB % KC != 0 && n0 + k >= NB) break;
           float a[RM], b[RN];
-          for (int r = 0; r < RM; ++r) a[r] = As[k][ty + r * TY];
-          for (int c = 0; c < RN; ++c) b[c] = Bs[k][tx + c * TX];
+          mlp_share(As[k], ty, TY, RM, VW, a);
+          mlp_share(Bs[k], tx, TX, RN, VW, b);
           for (int r = 0; r < RM; ++r)
             for (int c = 0; c < RN; ++c) acc1[r][c] += a[r] * b[c];
         }
@@ -184,9 +230,9 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     }
     if (backward) {
       for (int r = 0; r < RM; ++r) {
-        const int row = i0 + ty + r * TY;
+        const int row = i0 + SHARE_AT(r, ty, TY, VW);
         for (int c = 0; c < RN; ++c) {
-          const int col = j0 + tx + c * TX;
+          const int col = j0 + SHARE_AT(c, tx, TX, VW);
           if (row < DIN && col < HID) w1[row * HID + col] -= lr * acc1[r][c];
         }
       }
@@ -195,6 +241,9 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
     /* the partial product x[:,I] w1[I,J], in row chunks of NC */
+    if (tile == 0)
+      for (int r = 0; r < RM2; ++r)
+        for (int c = 0; c < RN; ++c) acc2[r][c] = 0.0f;
     for (int ch = 0; ch < NCH; ++ch) {
       const int n0 = ch * NC;
       for (int k0 = 0; k0 < BI; k0 += KC) {
@@ -212,8 +261,8 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         if (forward) {
           for (int k = 0; k < KC; ++k) {
             float a[RM2], b[RN];
-            for (int r = 0; r < RM2; ++r) a[r] = As[k][ty + r * TY];
-            for (int c = 0; c < RN; ++c) b[c] = Bs[k][tx + c * TX];
+            mlp_share(As[k], ty, TY, RM2, VW2, a);
+            mlp_share(Bs[k], tx, TX, RN, VW, b);
             for (int r = 0; r < RM2; ++r)
               for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];
           }
@@ -224,9 +273,9 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
        * last (with TPG == 1 every tile is the last) */
       if (forward && tile == TPG - 1) {
         for (int r = 0; r < RM2; ++r) {
-          const int n = n0 + ty + r * TY;
+          const int n = n0 + SHARE_AT(r, ty, TY, VW2);
           for (int c = 0; c < RN; ++c) {
-            const int col = j0 + tx + c * TX;
+            const int col = j0 + SHARE_AT(c, tx, TX, VW);
             if (n < NB && col < HID) part[(rg * NB + n) * HID + col] = acc2[r][c];
             acc2[r][c] = 0.0f;
           }

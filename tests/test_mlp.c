@@ -883,7 +883,8 @@ START_TEST(test_fused_overrides) {
     const char *text;
     int batch;
   } bad[] = {{"TX=1000", 17}, {"TX=16,TY=32", 17}, {"R=0", 17}, {"R=17", 17},
-             {"KC=0", 17},    {"TPG=0", 17},       {"TPG=2", 300}};
+             {"KC=0", 17},    {"TPG=0", 17},       {"TPG=2", 300}, {"VW=3", 17},
+             {"R=2,VW=4", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;

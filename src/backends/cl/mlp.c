@@ -15,12 +15,13 @@ enum { VARIANT_PER_OP, VARIANT_FUSED };
 /* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. */
 typedef struct fused_config {
   int tx, ty, rm, rn, rm2, kc, tpg; /* launch A: work-items, register blocks, chunk, tiles */
+  int vw, vw2;                      /* launch A's vector reads of local memory */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, kc, tpg, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, kc, tpg, vw, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -132,6 +133,13 @@ cleanup:
 
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
+/* The widest vector of at most `most` floats (4, 2 or 1) that divides a register block of n. */
+static int vector_width(int n, int most) {
+  int v = most;
+  while (v > 1 && n % v != 0) v /= 2;
+  return v;
+}
+
 /* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
  * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
  * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
@@ -174,14 +182,22 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   const int kc0 = cg_kernel_override(ov, "KC", 16, &c->origin.kc);
   CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param KC=%d: below 1", kc0);
   const int r0 = r;
+  c->origin.vw = CG_ORIGIN_DEFAULT;
+  const int vw0 = cg_kernel_override(ov, "VW", 4, &c->origin.vw);
+  CG_CHECK(vw0 == 1 || vw0 == 2 || vw0 == 4, CG_BAD_INPUT,
+           "--kernel-param VW=%d: must be 1, 2 or 4", vw0);
   c->kc = kc0;
   size_t local = 0;
   for (;;) {
     c->rm = c->rn = r;
     c->rm2 = ceil_div(N, c->ty);
     if (c->rm2 > r) c->rm2 = r;
-    const int bi = c->ty * r, bj = c->tx * r, nc = c->ty * c->rm2;
-    local = (size_t)c->kc * (size_t)((bi > nc ? bi : nc) + 1 + bj) * sizeof(float);
+    c->vw = vector_width(r, vw0);
+    c->vw2 = vector_width(c->rm2, c->vw);
+    const int bi = c->ty * r, bj = c->tx * r, nc = c->ty * c->rm2, lda = bi > nc ? bi : nc;
+    /* a row of As: whole vectors and one of padding with vector reads, else one float */
+    const int lds = c->vw == 1 ? lda + 1 : ceil_div(lda, 4) * 4 + 4;
+    local = (size_t)c->kc * (size_t)(lds + bj) * sizeof(float);
     if (local <= local_mem) break;
     if (c->kc > 1) {
       c->kc /= 2;
@@ -196,6 +212,9 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
            (unsigned long long)local_mem);
   if (r < r0) c->origin.r = CG_ORIGIN_FALLBACK;
+  CG_CHECK(c->origin.vw != CG_ORIGIN_OVERRIDE || c->vw == vw0, CG_BAD_INPUT,
+           "--kernel-param VW=%d: must divide R=%d", vw0, c->rm);
+  if (c->vw < vw0) c->origin.vw = CG_ORIGIN_FALLBACK;
   if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
   c->nch = ceil_div(N, c->ty * c->rm2);
   const int row_tiles = ceil_div(Din, c->ty * c->rm);
@@ -251,7 +270,8 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
     cg_origin origin;
   } params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
                 {"R", c->rm, c->origin.r},         {"KC", c->kc, c->origin.kc},
-                {"TPG", c->tpg, c->origin.tpg},    {"THREE", c->three, c->origin.three},
+                {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
+                {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
                 {"WGB", c->wgb, c->origin.wgb}};
   for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
@@ -280,10 +300,10 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     if (!configured) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
-             "-DRM2=%d -DKC=%d -DTPG=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d "
-             "-DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
+             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d "
+             "-DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
+             c->vw, c->vw2, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
     CG_CL_CHECK(clCreateKernel, code);
@@ -445,20 +465,21 @@ cleanup:
 /* ---- the implementation -------------------------------------------------------------------- */
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
-static const char *const cl_mlp_kernel_params[] = {"TX", "TY", "R", "KC", "TPG", "THREE", "DZ1A",
-                                                   NULL};
+static const char *const cl_mlp_kernel_params[] = {"TX", "TY",    "R",    "KC", "TPG",
+                                                   "VW", "THREE", "DZ1A", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     7,
+     8,
      {{"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
       {"R", 4, {1, 2, 4, 8}},
       {"KC", 4, {4, 8, 16, 32}},
       {"TPG", 2, {1, 2}},
+      {"VW", 3, {1, 2, 4}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
