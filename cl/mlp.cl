@@ -172,6 +172,75 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
   }
 }
 
+/* Chunks of launch A go through registers: FETCH_* loads a work-item's share of one (element
+ * q = t + l WGA of the KC x BI (or NC) part of As, and of the KC x BJ part of Bs) into pa and pb,
+ * STORE writes them to local memory. With PF = 1 the next chunk is fetched after the barrier that
+ * publishes this one, so that its global loads are in flight while this one is multiplied (the
+ * pipelined matmul's scheme, with one local buffer); with PF = 0 each chunk is fetched just
+ * before it is stored. */
+#ifndef PF
+#define PF 0
+#endif
+#define LPB ((KC * BJ + WGA - 1) / WGA)
+#define LPA_G1 ((KC * BI + WGA - 1) / WGA)
+#define LPA_FW ((KC * NC + WGA - 1) / WGA)
+#define LPA (LPA_G1 > LPA_FW ? LPA_G1 : LPA_FW)
+/* g1's chunk at batch row n0: x[n0+k][i0+i] in As[k][i], dz1[n0+k][j0+j] in Bs[k][j] (with
+ * DZ1A, dz1 from h1, dz2 and w2p) */
+#if DZ1A
+inline float mlp_dz1(__global const float *h1, __global const float *dz2,
+                     __global const float *w2p, const int n, const int col) {
+  float d = 0.0f;
+  if (h1[n * HID + col] > 0.0f)
+    for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2p[col * DOUT + o];
+  return d;
+}
+#define DZ1_AT(n, col) mlp_dz1(h1, dz2, w2p, n, col)
+#else
+#define DZ1_AT(n, col) dz1[(n) * HID + (col)]
+#endif
+#define FETCH_G1(n0_)                                                                             \
+  do {                                                                                            \
+    const int n0f = (n0_);                                                                        \
+    for (int l = 0; l < LPA_G1; ++l) {                                                            \
+      const int q = t + l * WGA, k = q / BI, i = q % BI;                                          \
+      pa[l] = q < KC * BI && n0f + k < NB && i0 + i < DIN ? x[(n0f + k) * DIN + i0 + i] : 0.0f;   \
+    }                                                                                             \
+    for (int l = 0; l < LPB; ++l) {                                                               \
+      const int q = t + l * WGA, k = q / BJ, j = q % BJ;                                          \
+      pb[l] = q < KC * BJ && n0f + k < NB && j0 + j < HID ? DZ1_AT(n0f + k, j0 + j) : 0.0f;       \
+    }                                                                                             \
+  } while (0)
+/* the forward part's chunk at rows n0 of x and rows k0 of the tile: x[n0+n][i0+k0+k] in As[k][n]
+ * (element q: n = q / KC, k = q % KC, so that neighbouring work-items read neighbouring
+ * addresses), w1[i0+k0+k][j0+j] in Bs[k][j] */
+#define FETCH_FW(n0_, k0_)                                                                        \
+  do {                                                                                            \
+    const int n0f = (n0_), k0f = (k0_);                                                           \
+    for (int l = 0; l < LPA_FW; ++l) {                                                            \
+      const int q = t + l * WGA, n = q / KC, k = q % KC, i = i0 + k0f + k;                        \
+      pa[l] = q < KC * NC && n0f + n < NB && k0f + k < BI && i < DIN ? x[(n0f + n) * DIN + i]     \
+                                                                     : 0.0f;                      \
+    }                                                                                             \
+    for (int l = 0; l < LPB; ++l) {                                                               \
+      const int q = t + l * WGA, k = q / BJ, j = q % BJ, i = i0 + k0f + k;                        \
+      pb[l] = q < KC * BJ && k0f + k < BI && i < DIN && j0 + j < HID ? w1[i * HID + j0 + j]       \
+                                                                     : 0.0f;                      \
+    }                                                                                             \
+  } while (0)
+/* pa into As at A_AT (of element e of a KC x ROWS part), pb into Bs[k][j] */
+#define STORE(ROWS, COLS, A_AT)                                                                   \
+  do {                                                                                            \
+    for (int l = 0; l < LPA; ++l) {                                                               \
+      const int e = t + l * WGA;                                                                  \
+      if (e < KC * (ROWS)) A_AT = pa[l];                                                          \
+    }                                                                                             \
+    for (int l = 0; l < LPB; ++l) {                                                               \
+      const int e = t + l * WGA;                                                                  \
+      if (e < KC * (COLS)) Bs[e / (COLS)][e % (COLS)] = pb[l];                                    \
+    }                                                                                             \
+  } while (0)
+
 __kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void
 mlp_fused_wide(__global const float *x, __global float *w1, __global const float *dz1,
                __global const float *h1, __global const float *dz2, __global const float *w2p,
@@ -188,6 +257,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
    * tile per work-group it is then not live during the backward part, whose RM x RN block
    * alone sets the registers a work-item needs */
   float acc2[RM2][RN];
+  float pa[LPA], pb[LPB]; /* a work-item's share of the next chunk of As and Bs */
 
   for (int tile = 0; tile < TPG; ++tile) {
     const int i0 = (rg * TPG + tile) * BI;
@@ -197,23 +267,11 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
     for (int n0 = 0; n0 < NB; n0 += KC) {
       if (backward) {
-        for (int q = t; q < KC * BI; q += WGA) {
-          const int k = q / BI, i = q % BI;
-          As[k][i] = (n0 + k < NB && i0 + i < DIN) ? x[(n0 + k) * DIN + i0 + i] : 0.0f;
-        }
-        for (int q = t; q < KC * BJ; q += WGA) {
-          const int k = q / BJ, j = q % BJ, n = n0 + k, col = j0 + j;
-          float d = 0.0f;
-#if DZ1A
-          if (n < NB && col < HID && h1[n * HID + col] > 0.0f)
-            for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2p[col * DOUT + o];
-#else
-          if (n < NB && col < HID) d = dz1[n * HID + col];
-#endif
-          Bs[k][j] = d;
-        }
+        if (!PF || n0 == 0) FETCH_G1(n0);
+        STORE(BI, BJ, As[e / BI][e % BI]);
       }
       barrier(CLK_LOCAL_MEM_FENCE);
+      if (backward && PF && n0 + KC < NB) FETCH_G1(n0 + KC);
       if (backward) {
         for (int k = 0; k < KC; ++k) {
           /* the last chunk of a batch that is not a multiple of KC stops at the batch's end
@@ -248,16 +306,15 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       const int n0 = ch * NC;
       for (int k0 = 0; k0 < BI; k0 += KC) {
         if (forward) {
-          for (int q = t; q < KC * NC; q += WGA) {
-            const int n = q / KC, k = q % KC, row = n0 + n, i = i0 + k0 + k;
-            As[k][n] = (row < NB && k0 + k < BI && i < DIN) ? x[row * DIN + i] : 0.0f;
-          }
-          for (int q = t; q < KC * BJ; q += WGA) {
-            const int k = q / BJ, j = q % BJ, i = i0 + k0 + k;
-            Bs[k][j] = (k0 + k < BI && i < DIN && j0 + j < HID) ? w1[i * HID + j0 + j] : 0.0f;
-          }
+          if (!PF || (ch == 0 && k0 == 0)) FETCH_FW(n0, k0);
+          STORE(NC, BJ, As[e % KC][e / KC]);
         }
         barrier(CLK_LOCAL_MEM_FENCE);
+        if (forward && PF) {
+          /* the next chunk: the next KC rows of the tile, else the next rows of x */
+          const int last = k0 + KC >= BI;
+          if (!last || ch + 1 < NCH) FETCH_FW(last ? n0 + NC : n0, last ? 0 : k0 + KC);
+        }
         if (forward) {
           for (int k = 0; k < KC; ++k) {
             float a[RM2], b[RN];

@@ -88,7 +88,7 @@ typedef struct cg_run_result {
   int nsplit;               /* 0 when none were sampled or the driver gives no stamps */
 } cg_run_result;
 
-enum { CG_MAX_TUNE_AXES = 8, CG_MAX_TUNE_VALUES = 8 };
+enum { CG_MAX_TUNE_AXES = 10, CG_MAX_TUNE_VALUES = 8 };
 
 /* What clgauge tune searches for one variant: kernel parameters (names the implementation takes
  * as --kernel-param) and their candidate values. A candidate that does not fit a device is

@@ -16,12 +16,13 @@ enum { VARIANT_PER_OP, VARIANT_FUSED };
 typedef struct fused_config {
   int tx, ty, rm, rn, rm2, kc, tpg; /* launch A: work-items, register blocks, chunk, tiles */
   int vw, vw2;                      /* launch A's vector reads of local memory */
+  int pf;                           /* launch A fetches the next chunk while multiplying */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, kc, tpg, vw, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, kc, tpg, vw, pf, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -231,6 +232,9 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
            "--kernel-param TPG=%d: more than one row tile per work-group needs batch <= %d",
            c->tpg, c->ty * c->rm2);
   c->rgroups = ceil_div(row_tiles, c->tpg);
+  c->origin.pf = CG_ORIGIN_DEFAULT;
+  c->pf = cg_kernel_override(ov, "PF", 0, &c->origin.pf);
+  CG_CHECK(c->pf == 0 || c->pf == 1, CG_BAD_INPUT, "--kernel-param PF=%d: must be 0 or 1", c->pf);
 
   c->wgb = (int)cg_pow2_floor(limit < 1024 ? limit : 1024);
   c->origin.wgb = CG_ORIGIN_DEFAULT;
@@ -274,6 +278,7 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
   } params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
                 {"R", c->rm, c->origin.r},         {"KC", c->kc, c->origin.kc},
                 {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
+                {"PF", c->pf, c->origin.pf},
                 {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
                 {"WGB", c->wgb, c->origin.wgb}};
@@ -303,10 +308,10 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     if (!configured) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
-             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d "
+             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d "
              "-DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
+             c->vw, c->vw2, c->pf, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
     CG_CL_CHECK(clCreateKernel, code);
@@ -468,21 +473,22 @@ cleanup:
 /* ---- the implementation -------------------------------------------------------------------- */
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
-static const char *const cl_mlp_kernel_params[] = {"TX", "TY",    "R",    "KC", "TPG",
-                                                   "VW", "THREE", "DZ1A", NULL};
+static const char *const cl_mlp_kernel_params[] = {
+    "TX", "TY", "R", "KC", "TPG", "VW", "PF", "THREE", "DZ1A", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     8,
+     9,
      {{"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
       {"R", 4, {1, 2, 4, 8}},
       {"KC", 4, {4, 8, 16, 32}},
       {"TPG", 2, {1, 2}},
       {"VW", 3, {1, 2, 4}},
+      {"PF", 2, {0, 1}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
