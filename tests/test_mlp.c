@@ -884,7 +884,7 @@ START_TEST(test_fused_overrides) {
     int batch;
   } bad[] = {{"TX=1000", 17}, {"TX=16,TY=32", 17}, {"R=0", 17}, {"R=17", 17},
              {"KC=0", 17},    {"TPG=0", 17},       {"TPG=2", 300}, {"VW=3", 17},
-             {"R=2,VW=4", 17}};
+             {"R=2,VW=4", 17}, {"STRATEGY=2", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -899,6 +899,57 @@ START_TEST(test_fused_overrides) {
     ck_assert_msg(strchr(e.msg, '\n') == NULL, "not one line: %s", e.msg);
   }
   problem_free(&p);
+  close_device(&o);
+}
+END_TEST
+
+/* cl/fused's strategy: the fused kernels or the products step, each when overridden and named so,
+ * correct on every device; the default named a default. */
+START_TEST(test_fused_strategy) {
+  const cg_backend *cl = cg_backend_find("cl");
+  ck_assert_ptr_nonnull(cl);
+  const cg_impl *impl = cg_impl_find(cl, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  opened o;
+  open_device(&o, cl, _i);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  cg_error err = {0};
+  const shape s = {17, 31, 13, 5};
+  for (int strategy = -1; strategy < 2; ++strategy) {
+    char text[32], name[512];
+    snprintf(text, sizeof text, "STRATEGY=%d", strategy);
+    snprintf(name, sizeof name, "cl/fused %s on %s", strategy < 0 ? "default" : text,
+             o.list.items[_i].name);
+    cg_kernel_overrides ov = {0};
+    if (strategy >= 0) parse_overrides(&ov, text);
+    const cg_backend_env env = {.device = o.device, .overrides = &ov};
+    problem p;
+    problem_draw(&p, s, strategy == 1, 3, 0, true, &rng);
+    instance in = {impl, NULL, name, o.profiling, false};
+    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+    ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                  "%s: prepare: %s", name, err.msg);
+    const cg_kernel_param *k = find_param(&prep.config, "STRATEGY");
+    ck_assert_msg(k != NULL, "%s: STRATEGY not in the configuration", name);
+    if (strategy >= 0)
+      expect_param(&prep.config, "STRATEGY", strategy, CG_ORIGIN_OVERRIDE, name);
+    else
+      ck_assert_msg(k->origin == CG_ORIGIN_DEFAULT, "%s: STRATEGY is %s", name,
+                    cg_origin_name(k->origin));
+    /* the products step names the pipelined kernels of both products */
+    if (k->value == 1)
+      ck_assert_msg(find_param(&prep.config, "MWG") && find_param(&prep.config, "G1_MWG"),
+                    "%s: the products' parameters are not in the configuration", name);
+    ck_assert_msg(impl->upload(in.state, &p.in, &err) == CG_OK, "%s: %s", name, err.msg);
+    const cg_run_result res = run_iters(&in, 0, 1, "launches");
+    ck_assert_msg(res.launches == (k->value == 1 ? 16 : res.launches), "%s: %d launches", name,
+                  res.launches);
+    train_and_check(&in, &p, seed);
+    impl->release(in.state);
+    problem_free(&p);
+  }
   close_device(&o);
 }
 END_TEST
@@ -1616,6 +1667,7 @@ Suite *cg_mlp_suite(void) {
   tcase_add_loop_test(tc, test_fused_configs, 0, device_count());
   tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
   tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_strategy, 0, device_count());
   tcase_add_loop_test(tc, test_fused_shrink, 0, device_count());
   suite_add_tcase(s, tc);
 

@@ -30,21 +30,26 @@ def params(r):
 
 
 d = sys.argv[1]
-print("| shape | iters | clblast | cl/per-op | cl/fused | fused / best other | met |")
-print("|---|---|---|---|---|---|---|")
-for path in sorted(glob.glob(os.path.join(d, "g-*.json"))):
-    got, it = {}, None
+print("| shape | iters | clblast | cl/per-op | cl/products | cl/fused (strategy) | fused / best of clblast, per-op | met |")
+print("|---|---|---|---|---|---|---|---|")
+paths = sorted(glob.glob(os.path.join(d, "*-preset.json"))) + sorted(glob.glob(os.path.join(d, "g-*.json")))
+for path in paths:
+    got, it, strategy = {}, None, []
     for r in records(path):
         key = r["backend"] + "/" + r["variant"]
         got[key] = (us(r), r["status"], r["phases"].get("verify", {}).get("rel_error"))
+        if key == "cl/fused":
+            strategy = [p["value"] for p in r["kernel"].get("params", []) if p["name"] == "STRATEGY"]
         it = r["params"]["iters"]
     fmt = lambda k: ("%.1f" % got[k][0]) if k in got and got[k][0] is not None else got.get(k, ("-", "missing"))[1]
     others = [got[k][0] for k in ("clblast/sgemm", "cl/per-op") if k in got and got[k][0]]
     f = got.get("cl/fused", (None,))[0]
     ratio = f / min(others) if f and others else None
-    name = os.path.basename(path)[2:-5]
-    print("| %s | %s | %s | %s | %s | %s | %s |" % (name, it, fmt("clblast/sgemm"), fmt("cl/per-op"),
-          fmt("cl/fused"), "%.2f" % ratio if ratio else "-", "yes" if ratio and ratio <= 1.0 else "no"))
+    base = os.path.basename(path)[:-5]
+    name = base[2:] if base.startswith("g-") else base
+    fused = fmt("cl/fused") + (" (%s)" % ("products" if strategy[0] else "kernels") if strategy else "")
+    print("| %s | %s | %s | %s | %s | %s | %s | %s |" % (name, it, fmt("clblast/sgemm"), fmt("cl/per-op"),
+          fmt("cl/products"), fused, "%.2f" % ratio if ratio else "-", "yes" if ratio and ratio <= 1.0 else "no"))
 print()
 print("| exploration | us/iter | status | rel err | parameters | sampled iteration, us per launch |")
 print("|---|---|---|---|---|---|")

@@ -1,16 +1,21 @@
-/* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
+/* The mlp workload on hand-written kernels from cl/mlp.cl, in three variants: "per-op", one launch
  * per operation as an eager framework issues them (the shared per-op step with the mlp_gemm
- * kernel as its product), and "fused", two or three launches per iteration. */
+ * kernel as its product); "products", the same step with the first layer's two large products on
+ * the pipelined matmul kernel (mlp_products.c); and "fused", which picks by shape between two or
+ * three launches of the fused kernels per iteration and the products step (fused_strategy). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/backends.h"
+#include "backends/cl/mlp_products.h"
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
 
-enum { VARIANT_PER_OP, VARIANT_FUSED };
+enum { VARIANT_PER_OP, VARIANT_FUSED, VARIANT_PRODUCTS };
+/* How a run of cl/fused trains: the fused kernels, or the products step. */
+enum { STRATEGY_KERNELS, STRATEGY_PRODUCTS };
 
 /* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. */
 typedef struct fused_config {
@@ -29,11 +34,13 @@ typedef struct fused_config {
 typedef struct cl_mlp {
   cg_mlp_device md;
   int variant;
+  bool stepped; /* runs the per-op step (per-op, products, or fused by the products strategy) */
   cl_program program;
   /* per-op */
   cg_mlp_step step;
   cl_kernel gemm;
   size_t ts;
+  cg_mlp_products prod; /* products */
   /* fused */
   cl_kernel wide, reduce, small;
   fused_config cfg;
@@ -45,6 +52,7 @@ static void cl_mlp_release(void *state) {
   if (!m) return;
   cg_mlp_device_release(&m->md);
   cg_mlp_step_release(&m->step);
+  cg_mlp_products_release(&m->prod);
   cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
@@ -470,19 +478,48 @@ cleanup:
   return rc;
 }
 
+/* ---- the choice of cl/fused ------------------------------------------------------------------ */
+
+/* The fused kernels run everything of size batch x dout in launch B, one work-group, and each
+ * product of the first layer at the blocking of w1's tiles; the products step pays about fifteen
+ * launches (six microseconds each on an H200) but runs every product over the whole device, and
+ * the large ones on the pipelined matmul kernel. Measured on the H200 (bench/RESULTS.md,
+ * 2026-12-04): the fused kernels lose to CLBlast from batch x dout = 4096 (launch B alone 0.2 to
+ * 12 ms) and at batch 256 and above with large layers (256 x 2048 x 1024 x 16, 1024 x 1024 x
+ * 1024 x 8), and win everywhere at batch 64 and below with dout 8 or less. So the products
+ * step on a GPU where batch x dout >= 8192, or batch >= 128 with batch x din x hidden >= 2^26;
+ * on a CPU driver always the fused kernels (they are what was measured there, and a CPU has no
+ * launch cost to save). --kernel-param STRATEGY=0|1 chooses. */
+static cg_rc fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
+                            const cg_kernel_overrides *ov, int *strategy, cg_origin *origin,
+                            cg_error *err) {
+  cg_rc rc = CG_OK;
+  const double n = s.batch, no = n * s.dout, ndh = n * s.din * (double)s.hidden;
+  const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
+  const bool large = no >= 8192.0 || (n >= 128.0 && ndh >= 67108864.0);
+  *origin = CG_ORIGIN_DEFAULT;
+  *strategy = cg_kernel_override(ov, "STRATEGY", gpu && large ? STRATEGY_PRODUCTS : STRATEGY_KERNELS,
+                                 origin);
+  CG_CHECK(*strategy == STRATEGY_KERNELS || *strategy == STRATEGY_PRODUCTS, CG_BAD_INPUT,
+           "--kernel-param STRATEGY=%d: must be 0 (fused kernels) or 1 (products)", *strategy);
+cleanup:
+  return rc;
+}
+
 /* ---- the implementation -------------------------------------------------------------------- */
 
-static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
+static const char *const cl_mlp_variants[] = {"per-op", "fused", "products", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "TX", "TY", "R", "KC", "TPG", "VW", "PF", "THREE", "DZ1A", NULL};
+    "STRATEGY", "TX", "TY", "R", "KC", "TPG", "VW", "PF", "THREE", "DZ1A", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     9,
-     {{"TX", 4, {4, 8, 16, 32}},
+     10,
+     {{"STRATEGY", 2, {0, 1}},
+      {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
       {"R", 4, {1, 2, 4, 8}},
       {"KC", 4, {4, 8, 16, 32}},
@@ -508,7 +545,14 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   const cg_mlp_shape s = setup->shape;
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
-  if (v == VARIANT_PER_OP) {
+  int strategy = v == VARIANT_PRODUCTS ? STRATEGY_PRODUCTS : STRATEGY_KERNELS;
+  cg_origin strategy_origin = CG_ORIGIN_DEFAULT;
+  /* room for further strategies of cl/fused here: each one a choice by shape and device */
+  if (v == VARIANT_FUSED)
+    CG_TRY(fused_strategy(s, cg_device_get_info(dev), env->overrides, &strategy,
+                          &strategy_origin, err));
+  m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
+  if (m->stepped) {
     CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
   } else {
     CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * H, &m->h1, err));
@@ -519,15 +563,23 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   memset(&out->config, 0, sizeof out->config);
   uint64_t t0 = cg_now_ns();
   cg_build_tally tally = {0};
-  if (v == VARIANT_PER_OP) {
+  if (m->stepped) {
     CG_TRY(build_per_op(env, m, &out->config, &tally, err));
+    if (strategy == STRATEGY_PRODUCTS)
+      CG_TRY(cg_mlp_products_create(env, &m->md,
+                                    (cg_mlp_product){.gemm = gemm, .ctx = m, .clblast = false},
+                                    &m->prod, &out->config, &tally, err));
   } else {
     CG_TRY(build_fused(env, m, &out->config, &tally, err));
   }
+  if (v == VARIANT_FUSED) cg_kernel_config_set(&out->config, "STRATEGY", strategy, strategy_origin);
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
   out->compile_kind = cg_build_tally_kind(&tally);
 
-  if (v == VARIANT_PER_OP) {
+  if (strategy == STRATEGY_PRODUCTS) {
+    m->step.product =
+        (cg_mlp_product){.gemm = cg_mlp_products_gemm, .ctx = &m->prod, .clblast = false};
+  } else if (m->stepped) {
     m->step.product = (cg_mlp_product){.gemm = gemm, .ctx = m, .clblast = false};
   } else {
     const fused_config *c = &m->cfg;
@@ -550,23 +602,29 @@ cleanup:
 }
 
 static cg_rc cl_mlp_upload(void *state, const void *inputs, cg_error *err) {
+  cg_rc rc = CG_OK;
   cl_mlp *m = state;
-  return cg_mlp_device_upload(&m->md, inputs, err);
+  const cg_mlp_tensors *in = inputs;
+  CG_TRY(cg_mlp_device_upload(&m->md, in, err));
+  if (m->prod.xt) CG_TRY(cg_mlp_products_upload(&m->prod, in->x, err));
+cleanup:
+  return rc;
 }
 
 static cg_rc cl_mlp_enqueue(void *state, const cg_run *run, cg_error *err) {
   cl_mlp *m = state;
-  return m->variant == VARIANT_PER_OP ? cg_mlp_step_enqueue(&m->step, &m->md, run->iters, err)
-                                      : fused_enqueue(m, run->iters, err);
+  return m->stepped ? cg_mlp_step_enqueue(&m->step, &m->md, run->iters, err)
+                    : fused_enqueue(m, run->iters, err);
 }
 
 static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
   cl_mlp *m = state;
-  /* per-op: 8 products and 7 elementwise kernels, 8 with update_w3; fused: B and A, with R
-   * before them when three, plus one per run (two with three launches), the closing launches */
-  const int launches = m->variant == VARIANT_PER_OP ? (m->md.setup.update_w3 ? 16 : 15)
-                       : m->cfg.three               ? 3
-                                                    : 2;
+  /* the step: 8 products and 7 elementwise kernels, 8 with update_w3; the fused kernels: B and
+   * A, with R before them when three, plus one per run (two with three launches), the closing
+   * launches */
+  const int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15)
+                       : m->cfg.three ? 3
+                                      : 2;
   return cg_mlp_device_finish(&m->md, launches, out, err);
 }
 
