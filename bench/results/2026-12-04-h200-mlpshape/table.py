@@ -57,6 +57,6 @@ for path in sorted(glob.glob(os.path.join(d, "x-*.json"))):
     for r in records(path):
         u = us(r)
         split = " ".join("%s %.1f" % (x["kernel"][0], 1000 * x["device_ms"])
-                         for x in r.get("iteration_split") or [])
+                         for x in r["phases"].get("iteration_split") or [])
         print("| %s | %s | %s | %s | %s | %s |" % (os.path.basename(path)[2:-5], "%.1f" % u if u else "-",
               r["status"], r["phases"].get("verify", {}).get("rel_error"), params(r), split))
