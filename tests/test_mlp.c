@@ -741,6 +741,15 @@ END_TEST
 
 /* ---- each configuration of the fused kernels, through overrides ---- */
 
+/* The cl backend's mlp implementation. */
+static const cg_impl *cl_mlp_impl(void) {
+  const cg_backend *cl = cg_backend_find("cl");
+  ck_assert_ptr_nonnull(cl);
+  const cg_impl *impl = cg_impl_find(cl, "mlp");
+  ck_assert_ptr_nonnull(impl);
+  return impl;
+}
+
 static void parse_overrides(cg_kernel_overrides *ov, const char *text) {
   cg_error err = {0};
   memset(ov, 0, sizeof *ov);
@@ -835,12 +844,9 @@ END_TEST
 /* A blocking given by override is the one that runs and is named as such; an override the
  * kernels cannot take is refused by name. */
 START_TEST(test_fused_overrides) {
-  const cg_backend *cl = cg_backend_find("cl");
-  ck_assert_ptr_nonnull(cl);
-  const cg_impl *impl = cg_impl_find(cl, "mlp");
-  ck_assert_ptr_nonnull(impl);
+  const cg_impl *impl = cl_mlp_impl();
   opened o;
-  open_device(&o, cl, _i);
+  open_device(&o, impl->backend, _i);
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
@@ -906,12 +912,9 @@ END_TEST
 /* cl/fused's strategy: the fused kernels or the products step, each when overridden and named so,
  * correct on every device; the default named a default. */
 START_TEST(test_fused_strategy) {
-  const cg_backend *cl = cg_backend_find("cl");
-  ck_assert_ptr_nonnull(cl);
-  const cg_impl *impl = cg_impl_find(cl, "mlp");
-  ck_assert_ptr_nonnull(impl);
+  const cg_impl *impl = cl_mlp_impl();
   opened o;
-  open_device(&o, cl, _i);
+  open_device(&o, impl->backend, _i);
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
@@ -960,12 +963,9 @@ END_TEST
  * with a row group past din; an odd chunk): each named in the configuration as given, in the
  * build options, and correct over three iterations on every device. */
 START_TEST(test_fused_blockings) {
-  const cg_backend *cl = cg_backend_find("cl");
-  ck_assert_ptr_nonnull(cl);
-  const cg_impl *impl = cg_impl_find(cl, "mlp");
-  ck_assert_ptr_nonnull(impl);
+  const cg_impl *impl = cl_mlp_impl();
   opened o;
-  open_device(&o, cl, _i);
+  open_device(&o, impl->backend, _i);
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
@@ -1022,12 +1022,9 @@ END_TEST
  * of the device (rusticl on llvmpipe allows 32), the smaller work-groups are named fallbacks, and
  * the result is still right; where none shrank, TX x TY and WGB are the rule's. */
 START_TEST(test_fused_shrink) {
-  const cg_backend *cl = cg_backend_find("cl");
-  ck_assert_ptr_nonnull(cl);
-  const cg_impl *impl = cg_impl_find(cl, "mlp");
-  ck_assert_ptr_nonnull(impl);
+  const cg_impl *impl = cl_mlp_impl();
   opened o;
-  open_device(&o, cl, _i);
+  open_device(&o, impl->backend, _i);
   const cg_device_info *info = &o.list.items[_i];
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
