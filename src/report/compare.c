@@ -352,8 +352,14 @@ static void value_cell(const cg_compare_row *row, int col, cg_phase p, char *buf
     snprintf(buf, size, "%s", cg_status_name(r->status));
   else if (!isfinite(r->phase[p]))
     snprintf(buf, size, "-");
-  else
+  else {
     fmt_ms(buf, size, r->phase[p]);
+    /* a figure its own run flagged keeps its value, marked (the notes say why) */
+    if (r->implausible[0]) {
+      size_t n = strlen(buf);
+      if (n + 1 < size) snprintf(buf + n, size - n, "*");
+    }
+  }
 }
 
 /* "only in #2", "missing in #1,#3", or "" */
@@ -605,6 +611,20 @@ static void print_notes(const cg_comparison *c, bool md, FILE *out) {
       short_reason(r->reason, reason, sizeof reason);
       fprintf(out, "%s#%d %s: %s%s%s\n", md ? "- " : "  ", col + 1, title,
               cg_status_name(r->status), reason[0] ? ": " : "", reason);
+    }
+  }
+  heading = false;
+  for (int i = 0; i < c->nrows; ++i) {
+    const cg_compare_row *row = &c->rows[i];
+    for (int col = 0; col < c->ncolumns; ++col) {
+      const cg_result *r = row->cell[col];
+      if (!r || r->status != CG_STATUS_OK || !r->implausible[0]) continue;
+      if (!heading) fprintf(out, "\nImplausible figures (*), as their runs flagged them:\n");
+      heading = true;
+      char title[640], reason[256];
+      row_title(c, row, title, sizeof title);
+      short_reason(r->implausible, reason, sizeof reason);
+      fprintf(out, "%s#%d %s: %s\n", md ? "- " : "  ", col + 1, title, reason);
     }
   }
   if (!isfinite(c->threshold_pct)) return;
