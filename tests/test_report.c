@@ -593,6 +593,13 @@ START_TEST(test_write_csv_read_back) {
   cg_report report;
   build_report(&report);
   cg_error err = {0};
+  /* record 1 assessed against a probe and flagged, record 2 neither */
+  report.records[1].bound.peak_share = 0.25;
+  report.records[1].bound.of_bound = 4;
+  snprintf(report.records[1].bound.steady, sizeof report.records[1].bound.steady,
+           "compute-bound, at 25%% of the FP32 peak");
+  snprintf(report.records[1].implausible, sizeof report.records[1].implausible,
+           "device time exceeds wall time");
   ck_assert_msg(cg_report_write_csv(&report, path, &err) == CG_OK, "%s", err.msg);
   char *text = cg_test_read_file(path, NULL);
   ck_assert_msg(text != NULL, "%s was not written", path);
@@ -621,12 +628,21 @@ START_TEST(test_write_csv_read_back) {
         ck_assert_str_eq(row[column(header, nheader, "driver_cache")], "off");
         ck_assert_str_eq(row[column(header, nheader, "steady_median_ms")], "2");
         ck_assert_str_eq(row[column(header, nheader, "launches_per_iter")], "1");
+        ck_assert_str_eq(row[column(header, nheader, "fp32_share")], "0.25");
+        ck_assert_str_eq(row[column(header, nheader, "of_bound")], "4");
+        ck_assert_str_eq(row[column(header, nheader, "bound")],
+                         "compute-bound, at 25% of the FP32 peak");
+        ck_assert_str_eq(row[column(header, nheader, "implausible")],
+                         "device time exceeds wall time");
       }
       if (lines - 1 == 2) { /* NAN and infinity: empty fields */
         ck_assert_str_eq(row[column(header, nheader, "init_ms")], "");
         ck_assert_str_eq(row[column(header, nheader, "upload_ms")], "");
         ck_assert_str_eq(row[column(header, nheader, "rel_error")], "");
         ck_assert_str_eq(row[column(header, nheader, "launches_per_iter")], "");
+        ck_assert_str_eq(row[column(header, nheader, "fp32_share")], "");
+        ck_assert_str_eq(row[column(header, nheader, "bound")], "");
+        ck_assert_str_eq(row[column(header, nheader, "implausible")], "");
       }
       if (lines - 1 == 3) /* quotes doubled, the newline flattened: one line per record */
         ck_assert_str_eq(row[column(header, nheader, "reason")],
