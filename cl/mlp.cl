@@ -118,13 +118,14 @@ __kernel void mlp_loss_dy(const int count, __global const float *y, __global con
  * With two launches DZ1A may be set too (B then keeps the w2 of dz1 in w2p for launch A).
  * A batch of k iterations is A(forward only), then k times [R,] B, A(backward [+ forward of the
  * next iteration]); the last A only finishes the backward part, and with three launches a last
- * R(w2 update only) follows it, so the weights after the batch are those of k full steps. Barriers stay outside conditionals, even uniform ones, which some drivers
- * mishandle; the flags only gate the work between them.
+ * R(w2 update only) follows it, so the weights after the batch are those of k full steps.
+ * Barriers stay outside conditionals, even uniform ones, which some drivers mishandle; the flags
+ * only gate the work between them.
  *
- * Macros (set by src/backends/cl_mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2 below; RGROUPS the row groups of A (partials);
- * NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and column blocks;
- * WGB: work-items of launch B, a power of two. */
+ * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
+ * RM, RN, RM2, KC, TPG as above; VW, VW2, PF below; RGROUPS the row groups of A (partials);
+ * NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and
+ * column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
