@@ -919,40 +919,44 @@ START_TEST(test_fused_strategy) {
   cg_rng rng;
   cg_rng_seed(&rng, seed);
   cg_error err = {0};
-  const shape s = {17, 31, 13, 5};
-  for (int strategy = -1; strategy < 2; ++strategy) {
-    char text[32], name[512];
-    snprintf(text, sizeof text, "STRATEGY=%d", strategy);
-    snprintf(name, sizeof name, "cl/fused %s on %s", strategy < 0 ? "default" : text,
-             o.list.items[_i].name);
-    cg_kernel_overrides ov = {0};
-    if (strategy >= 0) parse_overrides(&ov, text);
-    const cg_backend_env env = {.device = o.device, .overrides = &ov};
-    problem p;
-    problem_draw(&p, s, strategy == 1, 3, 0, true, &rng);
-    instance in = {impl, NULL, name, o.profiling, false};
-    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-    ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
-                  "%s: prepare: %s", name, err.msg);
-    const cg_kernel_param *k = find_param(&prep.config, "STRATEGY");
-    ck_assert_msg(k != NULL, "%s: STRATEGY not in the configuration", name);
-    if (strategy >= 0)
-      expect_param(&prep.config, "STRATEGY", strategy, CG_ORIGIN_OVERRIDE, name);
-    else
-      ck_assert_msg(k->origin == CG_ORIGIN_DEFAULT, "%s: STRATEGY is %s", name,
-                    cg_origin_name(k->origin));
-    /* the products step names the pipelined kernels of both products */
-    if (k->value == 1)
-      ck_assert_msg(find_param(&prep.config, "MWG") && find_param(&prep.config, "G1_MWG"),
-                    "%s: the products' parameters are not in the configuration", name);
-    ck_assert_msg(impl->upload(in.state, &p.in, &err) == CG_OK, "%s: %s", name, err.msg);
-    const cg_run_result res = run_iters(&in, 0, 1, "launches");
-    ck_assert_msg(res.launches == (k->value == 1 ? 16 : res.launches), "%s: %d launches", name,
-                  res.launches);
-    train_and_check(&in, &p, seed);
-    impl->release(in.state);
-    problem_free(&p);
-  }
+  /* primes, and one row, one output and a layer wider than the batch */
+  static const shape shapes[] = {{17, 31, 13, 5}, {1, 33, 16, 1}, {9, 12, 10, 1}};
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; ++si)
+    for (int strategy = -1; strategy < 2; ++strategy) {
+      const shape s = shapes[si];
+      char text[32], name[512];
+      snprintf(text, sizeof text, "STRATEGY=%d", strategy);
+      snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", strategy < 0 ? "default" : text,
+               o.list.items[_i].name, s.n, s.d, s.h, s.o);
+      cg_kernel_overrides ov = {0};
+      if (strategy >= 0) parse_overrides(&ov, text);
+      const cg_backend_env env = {.device = o.device, .overrides = &ov};
+      problem p;
+      problem_draw(&p, s, strategy == 1, 3, 0, true, &rng);
+      instance in = {impl, NULL, name, o.profiling, false};
+      cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+      ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                    "%s: prepare: %s", name, err.msg);
+      const cg_kernel_param *k = find_param(&prep.config, "STRATEGY");
+      ck_assert_msg(k != NULL, "%s: STRATEGY not in the configuration", name);
+      if (strategy >= 0)
+        expect_param(&prep.config, "STRATEGY", strategy, CG_ORIGIN_OVERRIDE, name);
+      else
+        ck_assert_msg(k->origin == CG_ORIGIN_DEFAULT, "%s: STRATEGY is %s", name,
+                      cg_origin_name(k->origin));
+      /* the products step names the pipelined kernels of both products */
+      if (k->value == 1)
+        ck_assert_msg(find_param(&prep.config, "MWG") && find_param(&prep.config, "G1_MWG"),
+                      "%s: the products' parameters are not in the configuration", name);
+      ck_assert_msg(impl->upload(in.state, &p.in, &err) == CG_OK, "%s: %s", name, err.msg);
+      const cg_run_result res = run_iters(&in, 0, 1, "launches");
+      const int step_launches = p.setup.update_w3 ? 16 : 15;
+      ck_assert_msg(k->value != 1 || res.launches == step_launches, "%s: %d launches", name,
+                    res.launches);
+      train_and_check(&in, &p, seed);
+      impl->release(in.state);
+      problem_free(&p);
+    }
   close_device(&o);
 }
 END_TEST

@@ -1,8 +1,8 @@
-/* The mlp workload on hand-written kernels from cl/mlp.cl, in three variants: "per-op", one launch
+/* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
  * per operation as an eager framework issues them (the shared per-op step with the mlp_gemm
- * kernel as its product); "products", the same step with the first layer's two large products on
- * the pipelined matmul kernel (mlp_products.c); and "fused", which picks by shape between two or
- * three launches of the fused kernels per iteration and the products step (fused_strategy). */
+ * kernel as its product), and "fused", which picks by shape (fused_strategy) between two or three
+ * launches of the fused kernels per iteration and the products step: the per-op step with the
+ * first layer's two large products on the pipelined matmul kernel (mlp_products.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
 
-enum { VARIANT_PER_OP, VARIANT_FUSED, VARIANT_PRODUCTS };
+enum { VARIANT_PER_OP, VARIANT_FUSED };
 /* How a run of cl/fused trains: the fused kernels, or the products step. */
 enum { STRATEGY_KERNELS, STRATEGY_PRODUCTS };
 
@@ -33,13 +33,13 @@ typedef struct fused_config {
 
 typedef struct cl_mlp {
   cg_mlp_device md;
-  bool stepped; /* runs the per-op step (per-op, products, or fused by the products strategy) */
+  bool stepped; /* runs the per-op step (per-op, or fused by the products strategy) */
   cl_program program;
   /* per-op */
   cg_mlp_step step;
   cl_kernel gemm;
   size_t ts;
-  cg_mlp_products prod; /* products */
+  cg_mlp_products prod; /* the products strategy */
   /* fused */
   cl_kernel wide, reduce, small;
   fused_config cfg;
@@ -511,7 +511,7 @@ cleanup:
 
 /* ---- the implementation -------------------------------------------------------------------- */
 
-static const char *const cl_mlp_variants[] = {"per-op", "fused", "products", NULL};
+static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX", "TY", "R", "KC", "TPG", "VW", "PF", "THREE", "DZ1A", NULL};
 
@@ -547,7 +547,7 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   const cg_mlp_shape s = setup->shape;
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
-  int strategy = v == VARIANT_PRODUCTS ? STRATEGY_PRODUCTS : STRATEGY_KERNELS;
+  int strategy = STRATEGY_KERNELS;
   cg_origin strategy_origin = CG_ORIGIN_DEFAULT;
   /* room for further strategies of cl/fused here: each one a choice by shape and device */
   if (v == VARIANT_FUSED)
