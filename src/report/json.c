@@ -94,6 +94,8 @@ static cJSON *record_json(const cg_record *r) {
   cJSON *ph = cJSON_AddObjectToObject(o, "phases");
   cJSON *init = cJSON_AddObjectToObject(ph, "init");
   add_num(init, "ms", r->init_ms);
+  /* the part of it that ran beside other phases (a device opened ahead): not to be added again */
+  add_num(init, "overlapped_ms", r->init_overlap_ms);
   cJSON *compile = cJSON_AddObjectToObject(ph, "compile");
   add_num(compile, "ms", r->compile_ms);
   cJSON_AddStringToObject(compile, "kind", r->compile_kind);
@@ -262,6 +264,7 @@ char *cg_report_json(const cg_report *report) {
   cJSON_AddStringToObject(root, "created", when);
   cJSON_AddStringToObject(root, "command", report->command ? report->command : "");
   add_num(root, "discovery_ms", report->discovery_ms);
+  add_num(root, "discovery_overlapped_ms", report->discovery_overlap_ms);
   cJSON *devices = cJSON_AddArrayToObject(root, "devices");
   for (int i = 0; i < report->ndevices; ++i)
     cJSON_AddItemToArray(devices, device_json(&report->devices[i]));
