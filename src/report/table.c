@@ -98,7 +98,7 @@ static const char *record_name(const cg_record *r, char *buf, size_t size) {
 static const char *compile_origin(const cg_record *r) {
   if (strcmp(r->compile_kind, "cache") == 0) return "binaries from the cache";
   if (strcmp(r->compile_kind, "library") == 0)
-    return "the library's kernels, built by a 1x1x1 call before the timed runs";
+    return "the library's programs, built by a call of one element before the timed runs";
   if (strcmp(r->driver_cache, "on") == 0) return "from source; the driver's cache may have served it";
   if (strcmp(r->driver_cache, "off") == 0) return "from source, cold";
   return "from source";
