@@ -601,6 +601,12 @@ START_TEST(test_early_open) {
     if (list.count > 1)
       ck_assert(!cg_early_take(&list.items[(i + 1) % list.count], &other, &rc, &err));
     cg_device *dev = NULL;
+    if (strstr(d->platform, "Oclgrind")) { /* opened by the caller: see early.c */
+      ck_assert(!cg_early_take(d, &dev, &rc, &err));
+      cg_early_end();
+      cg_device_list_free(&list);
+      continue;
+    }
     ck_assert_msg(cg_early_take(d, &dev, &rc, &err), "device %d was not opened ahead", i);
     ck_assert_msg(rc == CG_OK, "device %d: %s", i, err.msg);
     const double waited = cg_ns_to_ms(cg_now_ns() - t0);

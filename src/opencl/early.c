@@ -43,8 +43,10 @@ static void *early_main(void *unused) {
   if (early.open && early.list_rc == CG_OK && early.list.count > 0 &&
       !cg_device_selector_is_list(early.selector) &&
       cg_device_select(&early.list, early.selector, &index, &ignored) == CG_OK) {
-    early.opening = true;
     early.info = early.list.items[index];
+    /* Oclgrind 21.10's --uninitialized check crashes in a context made on another thread than
+     * the one that uses it: the caller opens that one itself */
+    early.opening = !strstr(early.info.platform, "Oclgrind");
   }
   pthread_mutex_lock(&early.lock);
   early.listed = true; /* the list is the caller's from here on */
