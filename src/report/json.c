@@ -95,7 +95,7 @@ static cJSON *record_json(const cg_record *r) {
   cJSON *init = cJSON_AddObjectToObject(ph, "init");
   add_num(init, "ms", r->init_ms);
   /* the part of it that ran beside other phases (a device opened ahead): not to be added again */
-  add_num(init, "overlapped_ms", r->init_overlap_ms);
+  add_num(init, "overlapped_ms", isfinite(r->init_ms) ? r->init_overlap_ms : NAN);
   cJSON *compile = cJSON_AddObjectToObject(ph, "compile");
   add_num(compile, "ms", r->compile_ms);
   cJSON_AddStringToObject(compile, "kind", r->compile_kind);
