@@ -228,6 +228,8 @@ static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
   const session *s = ctx;
   const common_opts *o = s->o;
   if (rec->nruns == 0) {
+    /* the host's timed runs start with the device's opening finished, not beside it */
+    if (rec->host_backend) cg_early_wait();
     guard_record_started(&s->report); /* before the line: see guard.c */
     coldstart_child_record_start();
   }

@@ -30,6 +30,11 @@ cg_rc cg_early_list(cg_device_list *out, double *overlap_ms, cg_error *err);
  * set: the caller opens the device itself. */
 bool cg_early_take(const cg_device_info *info, cg_device **out, cg_rc *rc, cg_error *err);
 
+/* Wait for the opening to end (the device stays for cg_early_take), before work that is
+ * timed on the host: the thread must not compete with it. Its time from here on counts as
+ * waited for, not overlapped. Only after cg_early_list. */
+void cg_early_wait(void);
+
 /* Wait for the thread and release what it made and nobody took. */
 void cg_early_end(void);
 

@@ -25,6 +25,7 @@ static struct {
   uint64_t list_t0, list_t1;
   /* the opening */
   bool opening;
+  uint64_t asked; /* when the main thread first waited for the opening (0: not yet) */
   cg_device_info info; /* the device opened (a copy: the list belongs to the caller by then) */
   cg_device *device;
   cg_rc open_rc;
@@ -95,12 +96,23 @@ static void early_join(void) {
   early.joined = true;
 }
 
+/* Join the thread, noting when the main thread began to wait for the opening: from then on
+ * the opening no longer ran beside other work. */
+static void early_wait_opening(void) {
+  if (early.started && early.opening && !early.asked) early.asked = cg_now_ns();
+  early_join();
+}
+
+void cg_early_wait(void) {
+  if (early.started && early.handed) early_wait_opening();
+}
+
 bool cg_early_take(const cg_device_info *info, cg_device **out, cg_rc *rc, cg_error *err) {
   if (!early.started || !early.handed || early.taken || !early.opening ||
       early.info.id != info->id)
     return false;
-  const uint64_t asked = cg_now_ns();
-  early_join();
+  early_wait_opening();
+  const uint64_t asked = early.asked;
   early.taken = true;
   *out = early.device;
   early.device = NULL;
@@ -119,5 +131,6 @@ void cg_early_end(void) {
   /* a later cg_early_start may begin again; the lock and condition stay as they are */
   early.started = early.joined = early.handed = early.taken = false;
   early.listed = early.opening = false;
+  early.asked = 0;
   early.device = NULL;
 }

@@ -113,7 +113,7 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
           record_name(r, name, sizeof name), cold, r->init_ms);
   /* a device opened ahead on a thread: that part of its time ran beside the host's work */
   if (r->init_overlap_ms >= 0.05)
-    fprintf(out, " (%.1f ms of it beside the inputs and reference, on a thread)",
+    fprintf(out, " (%.1f ms of it on a thread, beside the host's own work)",
             r->init_overlap_ms);
   fputs(", ", out);
   if (isfinite(r->compile_ms))
