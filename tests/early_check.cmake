@@ -4,21 +4,9 @@
 # discovery overlapped for at most its own time. With several devices nothing is opened ahead:
 # every overlap is 0 (EXPECT_AHEAD=0).
 #   cmake -DCLGAUGE=path -DJSON=path -DEXPECT_AHEAD=1|0 -P early_check.cmake -- <options>
-set(args "")
-set(seen_separator FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 0 ${last})
-  if(seen_separator)
-    list(APPEND args "${CMAKE_ARGV${i}}")
-  elseif(CMAKE_ARGV${i} STREQUAL "--")
-    set(seen_separator TRUE)
-  endif()
-endforeach()
-execute_process(COMMAND ${CLGAUGE} list OUTPUT_VARIABLE listing RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0 OR listing MATCHES "No OpenCL platform with a device")
-  message("CLGAUGE_TEST_SKIPPED: no OpenCL device")
-  return()
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/script_args.cmake)
+clgauge_script_args(args)
+clgauge_skip_without_device()
 file(REMOVE "${JSON}")
 execute_process(COMMAND ${CLGAUGE} ${args} --quiet --json ${JSON}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
