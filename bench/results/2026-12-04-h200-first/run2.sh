@@ -3,7 +3,7 @@
 #   bash run2.sh BUNDLE OUT
 # The split of discovery and context creation per driver (discovery_split, three times per set
 # of ICD files: every one, NVIDIA's alone, PoCL's alone), a third round of
-# `clgauge coldstart --device nvidia --workload matmul,mlp` of main before this branch (base)
+# `clgauge coldstart --device nvidia --workload matmul,mlp --backend cl` of main before this branch (base)
 # and of the branch (new), with their JSON, and one seed matmul of the branch with its JSON
 # (phases.init.overlapped_ms). Eight files at most under OUT.
 set -uo pipefail
@@ -35,7 +35,7 @@ for r in 1 2 3; do
 done > "$OUT/split.jsonl" 2>&1
 for which in base new; do
   bin=$base; [ $which = new ] && bin=$new
-  $E "$bin" coldstart --device nvidia --workload matmul,mlp --quiet \
+  $E "$bin" coldstart --device nvidia --workload matmul,mlp --backend cl --quiet \
     --json "$OUT/coldstart-$which.json" > "$OUT/coldstart-$which.txt" 2>&1
   echo "exit $?" >> "$OUT/coldstart-$which.txt"
 done
