@@ -1250,6 +1250,11 @@ START_TEST(test_registry) {
     if (is_cl(*b)) {
       ck_assert_msg(impl->kernel_params && cg_variant_index(impl->kernel_params, "TS") >= 0,
                     "cl: TS is not a kernel parameter");
+    } else if (strcmp((*b)->name, "clblast") == 0) {
+      /* CLBlast's Xgemm parameters, which CLBlastOverrideParameters takes */
+      ck_assert_msg(impl->kernel_params && cg_variant_index(impl->kernel_params, "XGEMM_MWG") >= 0 &&
+                        cg_variant_index(impl->kernel_params, "MWG") < 0,
+                    "clblast: the Xgemm parameters are not its kernel parameters");
     } else {
       ck_assert_msg(!impl->kernel_params || !impl->kernel_params[0],
                     "%s: kernel parameters without kernels", (*b)->name);

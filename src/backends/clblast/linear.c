@@ -5,6 +5,7 @@
 #include <clblast_c.h>
 
 #include "backends/backends.h"
+#include "backends/clblast/xgemm_override.h"
 #include "backends/opencl/cl_linear_common.h"
 
 /* The first command of a pinned batch must wait for the batch's upload on the other queue, and
@@ -100,6 +101,7 @@ static cg_rc clblast_linear_prepare(const cg_backend_env *env, const char *varia
       CG_CL_LINEAR_ROWS | CG_CL_LINEAR_UPDATE | (resident ? CG_CL_LINEAR_GATHER : 0u);
   /* compile covers cl/linear.cl; CLBlast compiles its own kernels inside its first call, so that
    * time lands in the first epoch. */
+  cg_clblast_xgemm_warn(env);
   CG_TRY(cg_cl_linear_create(env, mode, problem, true, kernels, &l, out, err));
   l->compute = sgemm_compute;
   /* Our own kernels plus one per CLBlast call (CLBlast may launch more than one kernel per

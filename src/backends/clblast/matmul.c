@@ -4,9 +4,11 @@
 #include <stdlib.h>
 
 #include "backends/backends.h"
+#include "backends/clblast/xgemm_override.h"
 #include "backends/opencl/cl_matmul_common.h"
 #include "backends/opencl/opencl_backend.h"
 #include "clgauge/clock.h"
+#include "clgauge/xgemm_tuner.h"
 
 static cg_rc sgemm_product(cg_device_matmul *mm, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
@@ -54,6 +56,7 @@ static cg_rc clblast_matmul_prepare(const cg_backend_env *env, const char *varia
    * it (kind "library") instead of the first run. CLBlastFillCache would build every routine's
    * programs, far more than a record needs. */
   const uint64_t t0 = cg_now_ns();
+  CG_TRY(cg_clblast_xgemm_apply(env, &out->config, err));
   CG_TRY(prebuild_sgemm(env, mm->queue, err));
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
   out->compile_kind = "library";
@@ -70,6 +73,7 @@ const cg_impl cg_clblast_matmul = {
     .workload = "matmul",
     .backend = &cg_backend_clblast,
     .variants = clblast_variants,
+    .kernel_params = cg_xgemm_params, /* CLBlast's Xgemm: from clgauge tune --backend clblast */
     .prepare = clblast_matmul_prepare,
     .upload = cg_cl_matmul_upload,
     .enqueue = cg_cl_matmul_enqueue,
