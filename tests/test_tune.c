@@ -223,6 +223,44 @@ START_TEST(test_search) {
 }
 END_TEST
 
+/* An entry without parameters for that device (its name, platform and driver), workload, backend
+ * and variant. */
+static cg_tuning_entry entry_on(const cg_device_info *info, const char *workload,
+                                const char *backend, const char *variant) {
+  cg_tuning_entry e = {.best_ms = 1, .default_ms = 2, .candidates = 2};
+  snprintf(e.device, sizeof e.device, "%s", info->name);
+  snprintf(e.platform, sizeof e.platform, "%s", info->platform);
+  snprintf(e.driver, sizeof e.driver, "%s", info->driver_version);
+  snprintf(e.workload, sizeof e.workload, "%s", workload);
+  snprintf(e.backend, sizeof e.backend, "%s", backend);
+  snprintf(e.variant, sizeof e.variant, "%s", variant);
+  return e;
+}
+
+/* The job's one record of that backend on the device, with a tuning file and command-line
+ * overrides (each may be NULL): its status, its kernel configuration and its reason; an ok record
+ * verified. */
+static cg_status one_record(const cg_job *job, const char *backend, const cg_device_info *info,
+                            const cg_tuning *tuning, const cg_kernel_overrides *overrides,
+                            cg_kernel_config *ran, char *reason, size_t reason_size) {
+  const char *const backends[] = {backend, NULL};
+  const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = overrides,
+                            .tuning = tuning};
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  cg_error err = {0};
+  ck_assert_int_eq(cg_engine_run(job, &sel, info, &report, NULL, NULL, &err), CG_OK);
+  ck_assert_int_eq(report.count, 1);
+  const cg_record *r = &report.records[0];
+  const cg_status status = r->status;
+  *ran = r->kernel;
+  snprintf(reason, reason_size, "%s", r->reason);
+  if (status == CG_STATUS_OK)
+    ck_assert_msg(r->verify_error <= r->verify_tolerance, "rel err %g", r->verify_error);
+  cg_report_free(&report);
+  return status;
+}
+
 /* The kernel parameter a record of saxpy's cl backend ran with, and its origin. */
 static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
                      const cg_kernel_overrides *overrides, int n, cg_origin *origin) {
@@ -231,22 +269,17 @@ static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
   cg_error err = {0};
   ck_assert_int_eq(cg_params_set(&job.params, "n", n, &err), CG_OK);
   ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
-  static const char *const backends[] = {"cl", NULL};
-  const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = overrides,
-                            .tuning = tuning};
-  cg_report report;
-  cg_report_init(&report, 0, NULL);
-  ck_assert_int_eq(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, 1);
-  const cg_record *r = &report.records[0];
-  ck_assert_msg(r->status == CG_STATUS_OK, "%s", r->reason);
+  cg_kernel_config ran;
+  char reason[1024];
+  ck_assert_msg(one_record(&job, "cl", info, tuning, overrides, &ran, reason, sizeof reason) ==
+                    CG_STATUS_OK,
+                "%s", reason);
   int wg = -1;
-  for (int k = 0; k < r->kernel.nparams; ++k)
-    if (strcmp(r->kernel.params[k].name, "WG") == 0) {
-      wg = r->kernel.params[k].value;
-      *origin = r->kernel.params[k].origin;
+  for (int k = 0; k < ran.nparams; ++k)
+    if (strcmp(ran.params[k].name, "WG") == 0) {
+      wg = ran.params[k].value;
+      *origin = ran.params[k].origin;
     }
-  cg_report_free(&report);
   return wg;
 }
 
@@ -261,13 +294,7 @@ START_TEST(test_engine_applies) {
   ck_assert(dflt_origin == CG_ORIGIN_DEFAULT || dflt_origin == CG_ORIGIN_FALLBACK);
   /* a setting unlike the default, and one the device takes */
   const int tuned = dflt > 1 ? dflt / 2 : 2;
-  cg_tuning_entry e = {.best_ms = 1, .default_ms = 2, .candidates = 2};
-  snprintf(e.device, sizeof e.device, "%s", info->name);
-  snprintf(e.platform, sizeof e.platform, "%s", info->platform);
-  snprintf(e.driver, sizeof e.driver, "%s", info->driver_version);
-  snprintf(e.workload, sizeof e.workload, "saxpy");
-  snprintf(e.backend, sizeof e.backend, "cl");
-  snprintf(e.variant, sizeof e.variant, "float4");
+  cg_tuning_entry e = entry_on(info, "saxpy", "cl", "float4");
   cg_job job;
   cg_job_init(&job, cg_workload_find("saxpy"));
   cg_error err = {0};
@@ -385,11 +412,10 @@ START_TEST(test_xgemm_entry_round_trip) {
 }
 END_TEST
 
-/* One clblast matmul record on the device at an awkward shape, with a tuning file (may be NULL)
- * and command-line overrides (may be NULL). */
+/* One clblast matmul record on the device at an awkward shape (one_record). */
 static cg_status clblast_record(const cg_device_info *info, const cg_tuning *tuning,
-                                       const cg_kernel_overrides *overrides, cg_kernel_config *ran,
-                                       char *reason, size_t reason_size) {
+                                const cg_kernel_overrides *overrides, cg_kernel_config *ran,
+                                char *reason, size_t reason_size) {
   cg_job job;
   cg_job_init(&job, cg_workload_find("matmul"));
   cg_error err = {0};
@@ -398,21 +424,7 @@ static cg_status clblast_record(const cg_device_info *info, const cg_tuning *tun
   ck_assert_int_eq(cg_params_set(&job.params, "k", 97, &err), CG_OK);
   ck_assert_int_eq(cg_params_set(&job.params, "loops", 1, &err), CG_OK);
   ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
-  static const char *const backends[] = {"clblast", NULL};
-  const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = overrides,
-                            .tuning = tuning};
-  cg_report report;
-  cg_report_init(&report, 0, NULL);
-  ck_assert_int_eq(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, 1);
-  const cg_record *r = &report.records[0];
-  const cg_status status = r->status;
-  *ran = r->kernel;
-  snprintf(reason, reason_size, "%s", r->reason);
-  if (status == CG_STATUS_OK)
-    ck_assert_msg(r->verify_error <= r->verify_tolerance, "rel err %g", r->verify_error);
-  cg_report_free(&report);
-  return status;
+  return one_record(&job, "clblast", info, tuning, overrides, ran, reason, reason_size);
 }
 
 /* A tuning entry of CLBlast's parameters (the fixture's best) is applied to the device's clblast
@@ -438,13 +450,7 @@ START_TEST(test_xgemm_applied) {
   ck_assert_msg(untuned == CG_STATUS_OK, "untuned on %s: %s", info->name, reason);
   ck_assert_int_eq(ran.nparams, 0);
 
-  cg_tuning_entry e = {.best_ms = 1, .default_ms = 2, .candidates = 10};
-  snprintf(e.device, sizeof e.device, "%s", info->name);
-  snprintf(e.platform, sizeof e.platform, "%s", info->platform);
-  snprintf(e.driver, sizeof e.driver, "%s", info->driver_version);
-  snprintf(e.workload, sizeof e.workload, "matmul");
-  snprintf(e.backend, sizeof e.backend, "clblast");
-  snprintf(e.variant, sizeof e.variant, "sgemm");
+  cg_tuning_entry e = entry_on(info, "matmul", "clblast", "sgemm");
   e.size_class = cg_size_class(2.0 * 131 * 67 * 97);
   for (int p = 0; p < CG_XGEMM_NPARAMS; ++p)
     ck_assert_int_eq(cg_kernel_overrides_add(&e.params, cg_xgemm_params[p], fixture_best[p],
