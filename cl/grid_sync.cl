@@ -33,6 +33,8 @@ inline int cg_grid_leader(void) {
 inline int cg_grid_sync(__global int *state, const int groups, const int spin,
                         __local int *failed) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  /* a single group: the local barrier is the whole of it */
+  if (groups == 1) return 0;
   if (cg_grid_leader()) {
     int f = atomic_add(&state[2], 0);
     if (!f) {

@@ -1,0 +1,121 @@
+/* The persistent linear kernel: every batch of an epoch in one launch over G work-groups, one
+ * device-wide barrier per batch (cl/grid_sync.cl), resident rows gathered through the epoch's
+ * order as in cl/linear.cl. SGD is a chain, each batch reading the model the one before it
+ * wrote; with launches that costs two per batch (cl/linear.cl), with one work-group (the epoch
+ * variant) one compute unit does it all. Here the features are split among the groups:
+ *  1. group g computes the partial logits of its slice of features for every row and class
+ *     and stores them in its slot of `part` (double-buffered by batch parity);
+ *  2. one device-wide barrier;
+ *  3. every group sums the G partials (in the same order) plus the bias, and computes the
+ *     softmax, g = (p - onehot) / n, the batch's loss and the bias update itself: all groups
+ *     hold the same numbers, so none waits for another;
+ *  4. group g updates its own slice of w (no other group reads it).
+ * The next batch's partials go to the other buffer, which no group still reads: a group
+ * writes them only after the next barrier, which every group reaches after its reads.
+ * Each group keeps the bias in local memory (updated identically in all); group 0 writes it,
+ * and the epoch's loss (the compensated pair of linear_update), at the end.
+ *
+ * Before changing w, each group copies its slice to w_saved: when a barrier fails (not every
+ * group resident), the groups stop, the host copies w_saved back (b and the loss are written
+ * only at a successful end) and redoes the epoch with launches.
+ *
+ * Local memory: zs (rows x C floats: logits, then g), rl (rows floats: the rows' losses), bs
+ * (C floats). Any work-group size. */
+#include "grid_sync.cl"
+
+__kernel void linear_persistent(const int S, const int batch, const int F, const int C,
+                                __global const float *X, __global const int *lab,
+                                __global const int *idx, const float lr, __global float *w,
+                                __global float *w_saved, __global float *b,
+                                __global float *part, __global float *epoch_loss,
+                                __global int *grid, const int spin, __local float *zs,
+                                __local float *rl, __local float *bs) {
+  __local int failed;
+  const int lid = get_local_id(0), L = get_local_size(0);
+  const int g = get_group_id(0), G = get_num_groups(0);
+  const int nb = (S + batch - 1) / batch, rows = min(batch, S), RC = rows * C;
+  const int slice = (F + G - 1) / G, f0 = min(F, g * slice), nf = min(F, f0 + slice) - f0;
+  for (int q = lid; q < C * nf; q += L) {
+    const int c = q / nf, f = f0 + q % nf;
+    w_saved[(size_t)c * F + f] = w[(size_t)c * F + f];
+  }
+  for (int c = lid; c < C; c += L) bs[c] = b[c];
+  float sum = 0.0f, err = 0.0f;
+  int ok = 1;
+  for (int k = 0; k < nb; ++k) {
+    const int n = min(batch, S - k * batch);
+    const ulong off = (ulong)k * (ulong)batch;
+    __global float *mine = part + ((size_t)(k & 1) * G + g) * RC;
+    /* 1. partial logits of the slice (w's slice as this group last wrote it) */
+    for (int q = lid; q < n * C; q += L) {
+      const int r = q / C, c = q % C;
+      __global const float *x = X + (ulong)idx[off + (ulong)r] * (ulong)F + f0;
+      __global const float *wc = w + (size_t)c * F + f0;
+      float acc = 0.0f;
+      for (int f = 0; f < nf; ++f) acc += x[f] * wc[f];
+      mine[q] = acc;
+    }
+    /* 2. */
+    if (cg_grid_sync(grid, G, spin, &failed)) {
+      ok = 0;
+      break;
+    }
+    /* 3. the logits, every group alike */
+    __global const float *all = part + (size_t)(k & 1) * G * RC;
+    for (int q = lid; q < n * C; q += L) {
+      float z = bs[q % C];
+      for (int h = 0; h < G; ++h) z += all[(size_t)h * RC + q];
+      zs[q] = z;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const float inv_n = 1.0f / (float)n;
+    for (int r = lid; r < n; r += L) {
+      __local float *z = zs + r * C;
+      const int label = lab[idx[off + (ulong)r]];
+      float m = -INFINITY;
+      for (int c = 0; c < C; ++c) m = fmax(m, z[c]);
+      float s = 0.0f;
+      for (int c = 0; c < C; ++c) s += exp(z[c] - m);
+      const float zlabel = z[label], inv_s = 1.0f / s;
+      for (int c = 0; c < C; ++c)
+        z[c] = (exp(z[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_n;
+      rl[r] = log(s) - (zlabel - m);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid == 0) {
+      float loss = 0.0f;
+      for (int r = 0; r < n; ++r) loss += rl[r];
+      const float v = loss * inv_n;
+      if (k == 0) {
+        sum = v;
+        err = 0.0f;
+      } else {
+        const float y = v - err, t = sum + y;
+        err = (t - sum) - y;
+        sum = t;
+      }
+    }
+    for (int c = lid; c < C; c += L) {
+      float db = 0.0f;
+      for (int r = 0; r < n; ++r) db += zs[r * C + c];
+      bs[c] -= lr * db;
+    }
+    /* 4. the group's slice of w */
+    for (int q = lid; q < C * nf; q += L) {
+      const int c = q / nf, f = f0 + q % nf;
+      float acc = 0.0f;
+      for (int r = 0; r < n; ++r)
+        acc += zs[r * C + c] * X[(ulong)idx[off + (ulong)r] * (ulong)F + (ulong)f];
+      w[(size_t)c * F + f] -= lr * acc;
+    }
+    /* w's slice read by other work-items of the group in step 1; zs and bs rewritten in 3 */
+    barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  }
+  if (ok && g == 0) {
+    for (int c = lid; c < C; c += L) b[c] = bs[c];
+    if (lid == 0) {
+      epoch_loss[0] = sum;
+      epoch_loss[1] = err;
+    }
+  }
+}
