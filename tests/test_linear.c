@@ -819,6 +819,7 @@ START_TEST(test_persistent) {
     int launches_after; /* per batch once the first epoch has run: -1 for one per epoch */
   } cases[] = {
       {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
+      {"PERSIST=1,PGROUPS=2", NULL, 0},
       {"PERSIST=1,PGROUPS=3", NULL, 0},
       {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
       {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},

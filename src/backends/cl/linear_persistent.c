@@ -13,7 +13,7 @@
 typedef struct linear_persistent {
   cl_program program;
   cl_kernel kernel;
-  cl_mem part, w_saved;
+  cl_mem part, w_saved, b_saved;
   cg_grid grid;
   size_t groups, local, local_bytes;
 } linear_persistent;
@@ -23,6 +23,7 @@ static void persistent_release(void *ext) {
   if (!p) return;
   cg_cl_release_mem(&p->part);
   cg_cl_release_mem(&p->w_saved);
+  cg_cl_release_mem(&p->b_saved);
   cg_grid_release(&p->grid);
   if (p->kernel) clReleaseKernel(p->kernel);
   if (p->program) clReleaseProgram(p->program);
@@ -44,12 +45,14 @@ static cg_rc persistent_epoch(cg_linear_device *l, cg_error *err) {
   const cl_mem in[] = {l->x, l->labels, l->order};
   for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (k, 4 + i, sizeof(cl_mem), &in[i]));
   CG_CL(clSetKernelArg, (k, 7, sizeof lr, &lr));
-  const cl_mem out[] = {l->w, p->w_saved, l->b, p->part, l->loss, p->grid.state};
-  for (cl_uint i = 0; i < 6; ++i) CG_CL(clSetKernelArg, (k, 8 + i, sizeof(cl_mem), &out[i]));
-  CG_CL(clSetKernelArg, (k, 14, sizeof spin, &spin));
-  CG_CL(clSetKernelArg, (k, 15, rows * (size_t)C * sizeof(float), NULL));
-  CG_CL(clSetKernelArg, (k, 16, rows * sizeof(float), NULL));
-  CG_CL(clSetKernelArg, (k, 17, (size_t)C * sizeof(float), NULL));
+  const cl_mem out[] = {l->w, l->b, p->w_saved, p->b_saved, p->part, l->loss, p->grid.state};
+  for (cl_uint i = 0; i < 7; ++i) CG_CL(clSetKernelArg, (k, 8 + i, sizeof(cl_mem), &out[i]));
+  CG_CL(clSetKernelArg, (k, 15, sizeof spin, &spin));
+  const size_t slice = ((size_t)F + p->groups - 1) / p->groups;
+  const size_t local_args[] = {rows * slice, (size_t)C * slice, rows * (size_t)C, rows,
+                               (size_t)C, rows};
+  for (cl_uint i = 0; i < 6; ++i)
+    CG_CL(clSetKernelArg, (k, 16 + i, local_args[i] * sizeof(float), NULL));
   const size_t global = p->groups * p->local;
   CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 1, NULL, &global, &p->local, 0, NULL,
                                  cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
@@ -58,15 +61,16 @@ cleanup:
   return rc;
 }
 
-/* A failed launch: w back from the copy the kernel took before changing it (b and the loss
- * are written only at a successful end), the barrier's state zeroed, and launches from now on. */
+/* A failed launch: w and b back from the copies the kernel took first (the loss is set by the
+ * redo's first batch), the barrier's state zeroed, and launches from now on. */
 static cg_rc persistent_check(cg_linear_device *l, bool *redo, cg_error *err) {
   cg_rc rc = CG_OK;
   linear_persistent *p = l->ext;
   *redo = cg_grid_failed(&p->grid);
   if (!*redo) return CG_OK;
-  const size_t bytes = (size_t)l->setup.shape.classes * (size_t)l->setup.shape.features * 4;
+  const size_t C = (size_t)l->setup.shape.classes, bytes = C * (size_t)l->setup.shape.features * 4;
   CG_CL(clEnqueueCopyBuffer, (l->queue, p->w_saved, l->w, 0, 0, bytes, 0, NULL, NULL));
+  CG_CL(clEnqueueCopyBuffer, (l->queue, p->b_saved, l->b, 0, 0, C * 4, 0, NULL, NULL));
   CG_TRY(cg_grid_reset(l->queue, &p->grid, err));
   l->compute_epoch = NULL;
   l->launches = 2;
@@ -122,23 +126,26 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features, C = (size_t)s.classes, rows = (size_t)l->rows;
   const cg_device_info *info = l->info;
-  /* about 32 features per group: the sums of step 3 read every group's partials, G^2 rows x C
-   * floats in all per batch, so more groups than that cost more than they share; at most a
-   * group per compute unit */
-  const size_t by_features = (F + 31) / 32;
+  /* about 64 features per group: each group sums every group's partials, G x rows x C loads
+   * of L2 per work-group and batch, so more groups than that cost more than they share; at most
+   * a group per compute unit */
+  const size_t by_features = (F + 63) / 64;
   const size_t cu = info->compute_units ? info->compute_units : 1;
   const int groups = (int)(by_features < cu ? by_features : cu);
-  const size_t local_bytes = (rows * C + rows + C) * sizeof(float) + sizeof(cl_int);
-  const bool fits = local_bytes <= info->local_mem;
+  size_t local_bytes = 0;
+  bool fits = false;
   char why[160];
-  snprintf(why, sizeof why,
-           "the persistent kernel needs %zu bytes of local memory at this batch and classes, the "
-           "device has %llu",
-           local_bytes, (unsigned long long)info->local_mem);
   cg_cl_persist_plan plan;
   bool want = false;
   CG_TRY(cg_cl_persist_want(env, groups, config, &plan, &want, err));
   if (!want) goto cleanup;
+  const size_t slice = (F + (size_t)plan.groups - 1) / (size_t)plan.groups;
+  local_bytes = (rows * slice + C * slice + rows * C + rows + C + rows + 1) * sizeof(float);
+  fits = local_bytes <= info->local_mem;
+  snprintf(why, sizeof why,
+           "the persistent kernel needs %zu bytes of local memory at this batch, classes and "
+           "work-groups, the device has %llu",
+           local_bytes, (unsigned long long)info->local_mem);
   /* the kernel first: its work-group limit is part of the shape to check */
   p = calloc(1, sizeof *p);
   CG_CHECK(p, CG_ERROR, "out of memory");
@@ -162,6 +169,8 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   CG_TRY(zero_partials(l, p, err));
   CG_TRY(cg_cl_buffer(dev, "the copy of w", C * F * sizeof(float), CL_MEM_READ_WRITE,
                       &p->w_saved, err));
+  CG_TRY(cg_cl_buffer(dev, "the copy of b", C * sizeof(float), CL_MEM_READ_WRITE, &p->b_saved,
+                      err));
   CG_TRY(cg_grid_create(dev, &p->grid, err));
   l->compute_epoch = persistent_epoch;
   l->check_epoch = persistent_check;
