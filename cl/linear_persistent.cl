@@ -82,9 +82,17 @@ __kernel void linear_persistent(const int S, const int batch, const int F, const
     /* 3. the logits, every group alike */
     volatile __global const float *all = part + (size_t)(k & 1) * G * RC;
     for (int q = lid; q < n * C; q += L) {
-      float z = bs[q % C];
-      for (int h = 0; h < G; ++h) z += all[(size_t)h * RC + q];
-      zs[q] = z;
+      /* four sums in flight: the loads are L2 round trips */
+      float z0 = 0.0f, z1 = 0.0f, z2 = 0.0f, z3 = 0.0f;
+      int h = 0;
+      for (; h + 3 < G; h += 4) {
+        z0 += all[(size_t)h * RC + q];
+        z1 += all[(size_t)(h + 1) * RC + q];
+        z2 += all[(size_t)(h + 2) * RC + q];
+        z3 += all[(size_t)(h + 3) * RC + q];
+      }
+      for (; h < G; ++h) z0 += all[(size_t)h * RC + q];
+      zs[q] = bs[q % C] + ((z0 + z1) + (z2 + z3));
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     const float inv_n = 1.0f / (float)n;
