@@ -16,7 +16,12 @@ cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config
   memset(plan, 0, sizeof *plan);
   plan->origin = CG_ORIGIN_DEFAULT;
   plan->groups_origin = CG_ORIGIN_DEFAULT;
-  const int v = cg_kernel_override(env->overrides, "PERSIST", gpu ? 1 : 0, &plan->origin);
+  /* Off by default everywhere for now: on a CPU for the reason below; on a GPU because the
+   * persistent linear kernel's first version read stale partials on an H200 (NVIDIA's L1 is
+   * not coherent across compute units) and the fixed one is verified on the CPU drivers and
+   * Oclgrind only. PERSIST=1 asks for it; the residency check and the barrier's failure flag
+   * still guard it. */
+  const int v = cg_kernel_override(env->overrides, "PERSIST", 0, &plan->origin);
   CG_CHECK(v >= 0 && v <= 2, CG_BAD_INPUT,
            "--kernel-param PERSIST=%d: 0 (launches), 1 (persistent where resident) or 2 "
            "(persistent without the residency check)",
@@ -29,10 +34,11 @@ cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config
   *want = v >= 1;
   if (!*want) {
     snprintf(config->path, sizeof config->path, "launches: %s",
-             plan->origin == CG_ORIGIN_DEFAULT
-                 ? "not a GPU (a work-group spinning at a device-wide barrier holds a CPU thread "
-                   "that the others may need)"
-                 : "PERSIST=0");
+             plan->origin != CG_ORIGIN_DEFAULT ? "PERSIST=0"
+             : gpu ? "the persistent path is off by default (PERSIST=1 runs it where its "
+                     "work-groups are resident)"
+                   : "not a GPU (a work-group spinning at a device-wide barrier holds a CPU thread "
+                     "that the others may need)");
     cg_kernel_config_set(config, "PERSIST", 0, plan->origin);
   }
 cleanup:

@@ -18,10 +18,10 @@ typedef struct cg_cl_persist_plan {
   bool unchecked;     /* PERSIST=2: no residency check (tests of the run-time fallback) */
 } cg_cl_persist_plan;
 
-/* The first half of the choice: PERSIST (1 by default on a GPU; 0 elsewhere, where a
- * work-group spinning at a barrier holds a CPU thread that the others may need, so barriers cost
- * more than launches; 2: persistent without the residency check, so that a failing launch and
- * its redo can be tested) and PGROUPS (default `groups`, refused below 1). When PERSIST is 0 the
+/* The first half of the choice: PERSIST (0, the default: launches; on a CPU a work-group
+ * spinning at a barrier holds a thread that the others may need, so barriers cost more than
+ * launches there; 1: persistent where the work-groups are resident; 2: persistent without the
+ * residency check, so that a failing launch and its redo can be tested) and PGROUPS (default `groups`, refused below 1). When PERSIST is 0 the
  * path is decided (launches, config says so) and plan->on stays false; else call
  * cg_cl_persist_check once the kernel is built. */
 cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config *config,
