@@ -42,7 +42,7 @@ typedef struct common_opts {
 /* The default --budget-s: long enough that no record of the default suite on a fast GPU and its
  * host is cut (the longest there, mlp on the host CPU, has ~6 s of steady runs), short enough
  * that the suite on a CPU driver ends in minutes rather than the reports' full counts. */
-#define DEFAULT_BUDGET_S 10
+#define DEFAULT_BUDGET_S 7
 #define COMMON_OPTS_INIT {.seed = 42, .budget_s = DEFAULT_BUDGET_S}
 
 extern const char common_help[];

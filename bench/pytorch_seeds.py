@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The three seed workloads of clgauge in PyTorch, written as the reports wrote them, timed by
-phase and saved as clgauge results (schema clgauge.results/3, backend "pytorch"), so that
+phase and saved as clgauge results (schema clgauge.results/5, backend "pytorch"), so that
 `clgauge compare` puts them beside clgauge's own records.
 
   mlp     the training loop of the PyTorch report: y = relu(relu(x w1) w2) w3, loss =
@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 
-SCHEMA = "clgauge.results/3"
+SCHEMA = "clgauge.results/5"
 
 
 def now_ms():
@@ -104,8 +104,11 @@ class Record:
             "workload": self.workload, "backend": "pytorch", "variant": self.variant,
             "transfer": self.transfer, "reference": self.reference, "group": None,
             "status": self.status, "reason": self.reason,
-            "device": self.device, "params": self.params,
+            # index and id number OpenCL devices (platform:device): PyTorch's have neither
+            "device": dict(self.device, index=None, id=None), "params": self.params,
             "kernel": {"build_options": "", "params": []},
+            # no time budget: every run asked for ran
+            "budget": {"s": None, "runs_asked": len(self.runs), "cut": False},
             "work": {"flops_per_iter": num(self.flops), "bytes_per_iter": num(self.nbytes),
                      "iters_per_run": self.iters},
             "phases": {
@@ -757,6 +760,8 @@ def main(argv):
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": " ".join([os.path.basename(sys.argv[0])] + list(argv)),
         "discovery_ms": None,
+        "devices": [],  # the OpenCL devices of a run: none here (each record names its own)
+        "crossovers": None,
         "generator": {"name": "pytorch_seeds.py", "pytorch": torch.__version__,
                       "cuda": torch.version.cuda, "python": platform.python_version(),
                       "cpu_threads": torch.get_num_threads(), "host": platform.processor()

@@ -633,6 +633,47 @@ START_TEST(test_formats) {
 }
 END_TEST
 
+/* A record its run flagged implausible keeps its figures, marked with '*', and the notes say
+ * why; the other file's record of it is not marked. */
+START_TEST(test_implausible_marked) {
+  spec a[] = {{"matmul", "cl", "tiled", NULL, DEV, PLAT, 64, 2.0, 10, NULL}};
+  spec b[] = {{"matmul", "cl", "tiled", NULL, DEV, PLAT, 64, 1.0, 30, NULL}};
+  char *ja = results_text(4, a, 1), *jb = results_text(4, b, 1);
+  const char *status = "\"status\": \"ok\"";
+  char *at = strstr(jb, status);
+  ck_assert_ptr_nonnull(at);
+  const char *flag = "\"implausible\": \"device time exceeds wall time\", ";
+  char *flagged = malloc(strlen(jb) + strlen(flag) + 1);
+  ck_assert_ptr_nonnull(flagged);
+  sprintf(flagged, "%.*s%s%s", (int)(at - jb), jb, flag, at);
+  cg_results files[2];
+  parse_ok(ja, &files[0]);
+  parse_ok(flagged, &files[1]);
+  ck_assert_str_eq(files[0].records[0].implausible, "");
+  ck_assert_str_eq(files[1].records[0].implausible, "device time exceeds wall time");
+  cg_comparison c;
+  compare_files(files, 2, 0, NAN, &c);
+  char *table = NULL;
+  size_t size;
+  FILE *f = open_memstream(&table, &size);
+  cg_compare_print(&c, CG_COMPARE_TABLE, 1u << CG_PHASE_STEADY, f);
+  fclose(f);
+  const char *row = strstr(table, "steady ms/it");
+  ck_assert_msg(row && strstr(row, " 2 ") && strstr(row, " 1* "), "no mark on #2 only:\n%s",
+                table);
+  ck_assert_msg(strstr(table, "Implausible figures (*), as their runs flagged them:\n  #2 matmul "
+                              "cl/tiled on Test GPU (n=64 seed=42): device time exceeds wall "
+                              "time\n"),
+                "no note of why:\n%s", table);
+  free(table);
+  cg_comparison_free(&c);
+  for (int i = 0; i < 2; ++i) cg_results_free(&files[i]);
+  free(ja);
+  free(jb);
+  free(flagged);
+}
+END_TEST
+
 /* ---- files that are not results ---- */
 
 START_TEST(test_malformed) {
@@ -955,6 +996,7 @@ Suite *cg_compare_suite(void) {
   tcase_add_test(tc, test_threshold);
   tcase_add_test(tc, test_devices_side_by_side);
   tcase_add_test(tc, test_formats);
+  tcase_add_test(tc, test_implausible_marked);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("bad files");

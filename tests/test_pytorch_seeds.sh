@@ -38,7 +38,8 @@ grep -q '^mlp  *eager  *-  *host CPU .* ok$' pt.txt || fail "no mlp eager line i
 "$python" - pt.json c-mlp.json c-linear.json c-matmul.json <<'PY' || fail "the results file"
 import json, math, sys
 pt = json.load(open(sys.argv[1]))
-assert pt["schema"] == "clgauge.results/3", pt["schema"]
+assert pt["schema"] == "clgauge.results/5", pt["schema"]
+assert pt["devices"] == [] and all(r["budget"]["cut"] is False and r["budget"]["runs_asked"] == len(r["runs"]) for r in pt["records"])
 recs = {(r["workload"], r["variant"]): r for r in pt["records"]}
 assert sorted(recs) == [("linear", "dataloader"), ("matmul", "eager"), ("mlp", "eager")], recs
 for r in pt["records"]:

@@ -593,6 +593,13 @@ START_TEST(test_write_csv_read_back) {
   cg_report report;
   build_report(&report);
   cg_error err = {0};
+  /* record 1 assessed against a probe and flagged, record 2 neither */
+  report.records[1].bound.peak_share = 0.25;
+  report.records[1].bound.of_bound = 4;
+  snprintf(report.records[1].bound.steady, sizeof report.records[1].bound.steady,
+           "compute-bound, at 25%% of the FP32 peak");
+  snprintf(report.records[1].implausible, sizeof report.records[1].implausible,
+           "device time exceeds wall time");
   ck_assert_msg(cg_report_write_csv(&report, path, &err) == CG_OK, "%s", err.msg);
   char *text = cg_test_read_file(path, NULL);
   ck_assert_msg(text != NULL, "%s was not written", path);
@@ -621,12 +628,21 @@ START_TEST(test_write_csv_read_back) {
         ck_assert_str_eq(row[column(header, nheader, "driver_cache")], "off");
         ck_assert_str_eq(row[column(header, nheader, "steady_median_ms")], "2");
         ck_assert_str_eq(row[column(header, nheader, "launches_per_iter")], "1");
+        ck_assert_str_eq(row[column(header, nheader, "fp32_share")], "0.25");
+        ck_assert_str_eq(row[column(header, nheader, "of_bound")], "4");
+        ck_assert_str_eq(row[column(header, nheader, "bound")],
+                         "compute-bound, at 25% of the FP32 peak");
+        ck_assert_str_eq(row[column(header, nheader, "implausible")],
+                         "device time exceeds wall time");
       }
       if (lines - 1 == 2) { /* NAN and infinity: empty fields */
         ck_assert_str_eq(row[column(header, nheader, "init_ms")], "");
         ck_assert_str_eq(row[column(header, nheader, "upload_ms")], "");
         ck_assert_str_eq(row[column(header, nheader, "rel_error")], "");
         ck_assert_str_eq(row[column(header, nheader, "launches_per_iter")], "");
+        ck_assert_str_eq(row[column(header, nheader, "fp32_share")], "");
+        ck_assert_str_eq(row[column(header, nheader, "bound")], "");
+        ck_assert_str_eq(row[column(header, nheader, "implausible")], "");
       }
       if (lines - 1 == 3) /* quotes doubled, the newline flattened: one line per record */
         ck_assert_str_eq(row[column(header, nheader, "reason")],
@@ -994,6 +1010,35 @@ START_TEST(test_print_table_no_steady_runs) {
 }
 END_TEST
 
+/* A curve a budget cut short ends in "-", never in NaN, and every row of the longest curve is
+ * printed even when a shorter one comes first. */
+START_TEST(test_print_table_losses_cut_short) {
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  const int lengths[] = {2, 5};
+  for (int i = 0; i < 2; ++i) {
+    cg_record *r = timed_record(&report, i == 0 ? "cl" : "clblast", false, 3, 2);
+    r->loss_unit = "iteration";
+    r->loss_every = 1000;
+    r->losses = calloc((size_t)lengths[i], sizeof *r->losses);
+    ck_assert_ptr_nonnull(r->losses);
+    for (int k = 0; k < lengths[i]; ++k) r->losses[k] = 100.0 / (k + 1) + i;
+    r->nlosses = lengths[i];
+  }
+  char *text = table_text(&report);
+  const char *block = strstr(text, "loss of mlp");
+  ck_assert_msg(block != NULL, "no loss block:\n%s", text);
+  ck_assert_msg(!cg_test_contains_nocase(block, "nan"), "NaN in the loss block:\n%s", block);
+  ck_assert_msg(strstr(block, "\n      4000") != NULL, "the longest curve's last row is missing:\n%s",
+                block);
+  const char *row = strstr(block, "\n      2000");
+  ck_assert_msg(row && strstr(row, "-") && strstr(row, "34.3333333"),
+                "a cut curve's row lacks its '-' or the other's loss:\n%s", block);
+  free(text);
+  cg_report_free(&report);
+}
+END_TEST
+
 Suite *cg_report_suite(void) {
   Suite *s = suite_create("report");
   TCase *tc = tcase_create("records");
@@ -1029,6 +1074,7 @@ Suite *cg_report_suite(void) {
   tc = tcase_create("table");
   tcase_add_test(tc, test_print_table);
   tcase_add_test(tc, test_print_table_no_steady_runs);
+  tcase_add_test(tc, test_print_table_losses_cut_short);
   suite_add_tcase(s, tc);
   return s;
 }

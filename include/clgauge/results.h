@@ -66,10 +66,11 @@ typedef struct cg_result {
   char compile_kind[16];
   double phase[CG_PHASE_COUNT]; /* NAN where absent or null */
   double gflops, gbytes_per_s;  /* of the steady median; NAN where absent */
+  char implausible[512];        /* why its figures cannot be right; empty when absent or null */
 } cg_result;
 
 typedef struct cg_results {
-  int schema; /* the version: 2, 3 or 4 */
+  int schema; /* the version: 2 to 5 */
   char clgauge_version[32], created[32], command[1024];
   cg_result *records; /* free with cg_results_free */
   int count;

@@ -1,6 +1,7 @@
 /* Results compared: records matched across files or devices, their figures and ratios to the
  * baseline, the threshold, and the output as an aligned table, Markdown or CSV. */
 #include "clgauge/compare.h"
+#include "report/write.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -352,8 +353,14 @@ static void value_cell(const cg_compare_row *row, int col, cg_phase p, char *buf
     snprintf(buf, size, "%s", cg_status_name(r->status));
   else if (!isfinite(r->phase[p]))
     snprintf(buf, size, "-");
-  else
+  else {
     fmt_ms(buf, size, r->phase[p]);
+    /* a figure its own run flagged keeps its value, marked (the notes say why) */
+    if (r->implausible[0]) {
+      size_t n = strlen(buf);
+      if (n + 1 < size) snprintf(buf + n, size - n, "*");
+    }
+  }
 }
 
 /* "only in #2", "missing in #1,#3", or "" */
@@ -607,6 +614,20 @@ static void print_notes(const cg_comparison *c, bool md, FILE *out) {
               cg_status_name(r->status), reason[0] ? ": " : "", reason);
     }
   }
+  heading = false;
+  for (int i = 0; i < c->nrows; ++i) {
+    const cg_compare_row *row = &c->rows[i];
+    for (int col = 0; col < c->ncolumns; ++col) {
+      const cg_result *r = row->cell[col];
+      if (!r || r->status != CG_STATUS_OK || !r->implausible[0]) continue;
+      if (!heading) fprintf(out, "\nImplausible figures (*), as their runs flagged them:\n");
+      heading = true;
+      char title[640], reason[256];
+      row_title(c, row, title, sizeof title);
+      short_reason(r->implausible, reason, sizeof reason);
+      fprintf(out, "%s#%d %s: %s\n", md ? "- " : "  ", col + 1, title, reason);
+    }
+  }
   if (!isfinite(c->threshold_pct)) return;
   if (c->regressions == 0) {
     fprintf(out, "\nNo record's steady time per iteration is more than %g%% worse than #%d's.\n",
@@ -637,33 +658,16 @@ static void print_notes(const cg_comparison *c, bool md, FILE *out) {
 
 /* ---- CSV: one line per record and phase, every figure at full precision ---- */
 
-static void csv_str(FILE *out, const char *s, bool first) {
-  if (!first) fputc(',', out);
-  fputc('"', out);
-  for (; *s; ++s) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s == '\n' ? ' ' : *s, out);
-  }
-  fputc('"', out);
-}
-
-static void csv_num(FILE *out, double v) {
-  if (isfinite(v))
-    fprintf(out, ",%.9g", v);
-  else
-    fputc(',', out);
-}
-
 static void print_csv(const cg_comparison *c, unsigned mask, FILE *out) {
   fputs("workload,backend,variant,transfer,params,device,phase,unit", out);
   for (int col = 0; col < c->ncolumns; ++col) {
     char h[600];
-    csv_str(out, c->columns[col].label, false);
+    cg_csv_str(out, c->columns[col].label, false);
     snprintf(h, sizeof h, "status %s", c->columns[col].label);
-    csv_str(out, h, false);
+    cg_csv_str(out, h, false);
     if (col != c->baseline) {
       snprintf(h, sizeof h, "ratio %s", c->columns[col].label);
-      csv_str(out, h, false);
+      cg_csv_str(out, h, false);
     }
   }
   fputs(",regressed\n", out);
@@ -675,18 +679,18 @@ static void print_csv(const cg_comparison *c, unsigned mask, FILE *out) {
     params_text(r, NULL, ";", params, sizeof params);
     for (int p = 0; p < CG_PHASE_COUNT; ++p) {
       if (!(shown & (1u << p))) continue;
-      csv_str(out, r->workload, true);
-      csv_str(out, r->backend, false);
-      csv_str(out, r->variant, false);
-      csv_str(out, r->transfer, false);
-      csv_str(out, params, false);
-      csv_str(out, c->by_device ? "" : r->device, false);
-      csv_str(out, cg_phase_name((cg_phase)p), false);
-      csv_str(out, cg_phase_unit((cg_phase)p), false);
+      cg_csv_str(out, r->workload, true);
+      cg_csv_str(out, r->backend, false);
+      cg_csv_str(out, r->variant, false);
+      cg_csv_str(out, r->transfer, false);
+      cg_csv_str(out, params, false);
+      cg_csv_str(out, c->by_device ? "" : r->device, false);
+      cg_csv_str(out, cg_phase_name((cg_phase)p), false);
+      cg_csv_str(out, cg_phase_unit((cg_phase)p), false);
       for (int col = 0; col < c->ncolumns; ++col) {
-        csv_num(out, cg_compare_value(row, col, (cg_phase)p));
-        csv_str(out, row->cell[col] ? cg_status_name(row->cell[col]->status) : "missing", false);
-        if (col != c->baseline) csv_num(out, cg_compare_ratio(c, row, col, (cg_phase)p));
+        cg_csv_num(out, cg_compare_value(row, col, (cg_phase)p), 9);
+        cg_csv_str(out, row->cell[col] ? cg_status_name(row->cell[col]->status) : "missing", false);
+        if (col != c->baseline) cg_csv_num(out, cg_compare_ratio(c, row, col, (cg_phase)p), 9);
       }
       bool regressed = p == CG_PHASE_STEADY && row->regressed;
       fputs(regressed ? ",yes\n" : ",\n", out);

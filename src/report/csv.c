@@ -5,24 +5,6 @@
 #include <math.h>
 #include <stdio.h>
 
-static void csv_num(FILE *out, double v) {
-  if (isfinite(v))
-    fprintf(out, ",%.6g", v);
-  else
-    fputs(",", out);
-}
-
-/* A field quoted as RFC 4180 asks: inner quotes doubled. */
-static void csv_str(FILE *out, const char *s, bool first) {
-  if (!first) fputc(',', out);
-  fputc('"', out);
-  for (; *s; ++s) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s == '\n' ? ' ' : *s, out);
-  }
-  fputc('"', out);
-}
-
 /* The parameters as one quoted field, "name=value;...", however many (names hold no quotes). */
 static void csv_params(FILE *out, const cg_record *r) {
   fputs(",\"", out);
@@ -36,23 +18,24 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
         "init_ms,compile_ms,compile_kind,driver_cache,upload_ms,first_enqueue_ms,first_complete_ms,"
         "first_device_ms,steady_median_ms,steady_min_ms,steady_max_ms,steady_stddev_ms,"
         "steady_enqueue_median_ms,steady_device_median_ms,gflops,download_ms,rel_error,"
-        "host_cpu_ms,host_wall_ms,launches_per_iter\n",
+        "host_cpu_ms,host_wall_ms,launches_per_iter,fp32_share,bandwidth_share,bound_ms_per_iter,"
+        "of_bound,bound,implausible\n",
         out);
   for (int i = 0; i < report->count; ++i) {
     const cg_record *r = &report->records[i];
-    csv_str(out, r->workload, true);
-    csv_str(out, r->backend, false);
-    csv_str(out, r->variant, false);
-    csv_str(out, cg_status_name(r->status), false);
-    csv_str(out, r->reason, false);
-    csv_str(out, r->device, false);
-    csv_str(out, r->driver, false);
+    cg_csv_str(out, r->workload, true);
+    cg_csv_str(out, r->backend, false);
+    cg_csv_str(out, r->variant, false);
+    cg_csv_str(out, cg_status_name(r->status), false);
+    cg_csv_str(out, r->reason, false);
+    cg_csv_str(out, r->device, false);
+    cg_csv_str(out, r->driver, false);
     csv_params(out, r);
     fprintf(out, ",%d", r->iters_per_run);
-    csv_num(out, r->init_ms);
-    csv_num(out, r->compile_ms);
-    csv_str(out, r->compile_kind, false);
-    csv_str(out, r->driver_cache, false);
+    cg_csv_num(out, r->init_ms, 6);
+    cg_csv_num(out, r->compile_ms, 6);
+    cg_csv_str(out, r->compile_kind, false);
+    cg_csv_str(out, r->driver_cache, false);
     double nums[] = {r->upload_ms,
                      r->first.enqueue_ms,
                      r->first.complete_ms,
@@ -68,11 +51,19 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
                      r->verify_error,
                      r->host_cpu_ms,
                      r->host_wall_ms};
-    for (size_t n = 0; n < sizeof nums / sizeof nums[0]; ++n) csv_num(out, nums[n]);
+    for (size_t n = 0; n < sizeof nums / sizeof nums[0]; ++n) cg_csv_num(out, nums[n], 6);
     if (r->launches_per_iter >= 0)
-      fprintf(out, ",%d\n", r->launches_per_iter);
+      fprintf(out, ",%d", r->launches_per_iter);
     else
-      fputs(",\n", out);
+      fputc(',', out);
+    /* against the probe of its device, where one ran (cg_bound: NAN and "" where not) */
+    cg_csv_num(out, r->bound.peak_share, 6);
+    cg_csv_num(out, r->bound.bandwidth_share, 6);
+    cg_csv_num(out, r->bound.bound_ms, 6);
+    cg_csv_num(out, r->bound.of_bound, 6);
+    cg_csv_str(out, r->bound.steady, false);
+    cg_csv_str(out, r->implausible, false);
+    fputc('\n', out);
   }
 }
 

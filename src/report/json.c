@@ -8,22 +8,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-/* NAN (not measured, not applicable) is written as null, never as a number. */
-static void add_num(cJSON *obj, const char *key, double v) {
-  if (isfinite(v))
-    cJSON_AddNumberToObject(obj, key, v);
-  else
-    cJSON_AddNullToObject(obj, key);
-}
-
 static cJSON *stats_json(const cg_stats *s) {
   cJSON *o = cJSON_CreateObject();
-  cJSON_AddNumberToObject(o, "n", s->n);
-  add_num(o, "median", s->median);
-  add_num(o, "min", s->min);
-  add_num(o, "max", s->max);
-  add_num(o, "mean", s->mean);
-  add_num(o, "stddev", s->stddev);
+  cg_json_stats(o, s);
   return o;
 }
 
@@ -65,7 +52,7 @@ static cJSON *record_json(const cg_record *r) {
   }
 
   cJSON *params = cJSON_AddObjectToObject(o, "params");
-  for (int i = 0; i < r->nparams; ++i) add_num(params, r->params[i].name, r->params[i].value);
+  for (int i = 0; i < r->nparams; ++i) cg_json_num(params, r->params[i].name, r->params[i].value);
 
   cJSON *kernel = cJSON_AddObjectToObject(o, "kernel");
   cJSON_AddStringToObject(kernel, "build_options", r->kernel.build_options);
@@ -88,15 +75,15 @@ static cJSON *record_json(const cg_record *r) {
   cJSON_AddBoolToObject(budget, "cut", r->budget_cut);
 
   cJSON *work = cJSON_AddObjectToObject(o, "work");
-  add_num(work, "flops_per_iter", r->flops_per_iter);
-  add_num(work, "bytes_per_iter", r->bytes_per_iter);
+  cg_json_num(work, "flops_per_iter", r->flops_per_iter);
+  cg_json_num(work, "bytes_per_iter", r->bytes_per_iter);
   cJSON_AddNumberToObject(work, "iters_per_run", r->iters_per_run);
 
   cJSON *ph = cJSON_AddObjectToObject(o, "phases");
   cJSON *init = cJSON_AddObjectToObject(ph, "init");
-  add_num(init, "ms", r->init_ms);
+  cg_json_num(init, "ms", r->init_ms);
   cJSON *compile = cJSON_AddObjectToObject(ph, "compile");
-  add_num(compile, "ms", r->compile_ms);
+  cg_json_num(compile, "ms", r->compile_ms);
   cJSON_AddStringToObject(compile, "kind", r->compile_kind);
   if (r->driver_cache[0])
     cJSON_AddStringToObject(compile, "driver_cache", r->driver_cache);
@@ -107,11 +94,11 @@ static cJSON *record_json(const cg_record *r) {
   else
     cJSON_AddNullToObject(compile, "warning");
   cJSON *upload = cJSON_AddObjectToObject(ph, "upload");
-  add_num(upload, "ms", r->upload_ms);
+  cg_json_num(upload, "ms", r->upload_ms);
   cJSON *first = cJSON_AddObjectToObject(ph, "first");
-  add_num(first, "enqueue_ms", r->first.enqueue_ms);
-  add_num(first, "complete_ms", r->first.complete_ms);
-  add_num(first, "device_ms", r->first.device_ms);
+  cg_json_num(first, "enqueue_ms", r->first.enqueue_ms);
+  cg_json_num(first, "complete_ms", r->first.complete_ms);
+  cg_json_num(first, "device_ms", r->first.device_ms);
   cJSON *steady = cJSON_AddObjectToObject(ph, "steady");
   cJSON_AddItemToObject(steady, "complete_ms", stats_json(&r->steady_complete));
   cJSON_AddItemToObject(steady, "enqueue_ms", stats_json(&r->steady_enqueue));
@@ -121,30 +108,30 @@ static cJSON *record_json(const cg_record *r) {
   else
     cJSON_AddNullToObject(steady, "device_unavailable");
   double med = r->steady_complete.median;
-  add_num(steady, "complete_ms_per_iter", cg_per_iter(med, r->iters_per_run));
-  add_num(steady, "gflops", cg_gflops(r->flops_per_iter * r->iters_per_run, med));
-  add_num(steady, "gbytes_per_s", cg_gflops(r->bytes_per_iter * r->iters_per_run, med));
-  add_num(steady, "device_gflops",
+  cg_json_num(steady, "complete_ms_per_iter", cg_per_iter(med, r->iters_per_run));
+  cg_json_num(steady, "gflops", cg_gflops(r->flops_per_iter * r->iters_per_run, med));
+  cg_json_num(steady, "gbytes_per_s", cg_gflops(r->bytes_per_iter * r->iters_per_run, med));
+  cg_json_num(steady, "device_gflops",
           cg_gflops(r->flops_per_iter * r->iters_per_run, r->steady_device.median));
   cJSON *download = cJSON_AddObjectToObject(ph, "download");
-  add_num(download, "ms", r->download_ms);
+  cg_json_num(download, "ms", r->download_ms);
   cJSON *verify = cJSON_AddObjectToObject(ph, "verify");
-  add_num(verify, "rel_error", r->verify_error);
-  add_num(verify, "tolerance", r->verify_tolerance);
-  add_num(verify, "loss_rel_error", r->verify_loss_error);
-  add_num(verify, "weights_rel_error", r->verify_weights_error);
+  cg_json_num(verify, "rel_error", r->verify_error);
+  cg_json_num(verify, "tolerance", r->verify_tolerance);
+  cg_json_num(verify, "loss_rel_error", r->verify_loss_error);
+  cg_json_num(verify, "weights_rel_error", r->verify_weights_error);
   cJSON *host = cJSON_AddObjectToObject(ph, "host");
-  add_num(host, "cpu_ms", r->host_cpu_ms);
-  add_num(host, "wall_ms", r->host_wall_ms);
+  cg_json_num(host, "cpu_ms", r->host_cpu_ms);
+  cg_json_num(host, "wall_ms", r->host_wall_ms);
   cJSON *transfer = cJSON_AddObjectToObject(ph, "transfer");
-  add_num(transfer, "batch_upload_ms", r->batch_upload_ms);
-  add_num(transfer, "batch_compute_ms", r->batch_compute_ms);
-  add_num(transfer, "upload_hidden_share", r->upload_hidden);
+  cg_json_num(transfer, "batch_upload_ms", r->batch_upload_ms);
+  cg_json_num(transfer, "batch_compute_ms", r->batch_compute_ms);
+  cg_json_num(transfer, "upload_hidden_share", r->upload_hidden);
   cJSON *split = cJSON_AddArrayToObject(ph, "iteration_split");
   for (int i = 0; i < r->nsplit; ++i) {
     cJSON *k = cJSON_CreateObject();
     cJSON_AddStringToObject(k, "kernel", r->split[i].name);
-    add_num(k, "device_ms", r->split[i].ms);
+    cg_json_num(k, "device_ms", r->split[i].ms);
     cJSON_AddItemToArray(split, k);
   }
   cJSON *launches = cJSON_AddObjectToObject(ph, "launches");
@@ -161,13 +148,13 @@ static cJSON *record_json(const cg_record *r) {
   if (b->probe >= 0) {
     cJSON *bound = cJSON_AddObjectToObject(o, "bound");
     cJSON_AddNumberToObject(bound, "probe", b->probe);
-    add_num(bound, "fp32_share", b->peak_share);
-    add_num(bound, "bandwidth_share", b->bandwidth_share);
-    add_num(bound, "compute_ms_per_iter", b->compute_ms);
-    add_num(bound, "memory_ms_per_iter", b->memory_ms);
-    add_num(bound, "launch_ms_per_iter", b->launch_ms);
-    add_num(bound, "bound_ms_per_iter", b->bound_ms);
-    add_num(bound, "of_bound", b->of_bound);
+    cg_json_num(bound, "fp32_share", b->peak_share);
+    cg_json_num(bound, "bandwidth_share", b->bandwidth_share);
+    cg_json_num(bound, "compute_ms_per_iter", b->compute_ms);
+    cg_json_num(bound, "memory_ms_per_iter", b->memory_ms);
+    cg_json_num(bound, "launch_ms_per_iter", b->launch_ms);
+    cg_json_num(bound, "bound_ms_per_iter", b->bound_ms);
+    cg_json_num(bound, "of_bound", b->of_bound);
     if (b->launches >= 0)
       cJSON_AddNumberToObject(bound, "launches_per_iter", b->launches);
     else
@@ -198,12 +185,12 @@ static cJSON *record_json(const cg_record *r) {
   cJSON *runs = cJSON_AddArrayToObject(o, "runs");
   for (int i = 0; i < r->nruns; ++i) {
     cJSON *run = cJSON_CreateObject();
-    add_num(run, "enqueue_ms", r->runs[i].enqueue_ms);
-    add_num(run, "complete_ms", r->runs[i].complete_ms);
-    add_num(run, "device_ms", r->runs[i].device_ms);
+    cg_json_num(run, "enqueue_ms", r->runs[i].enqueue_ms);
+    cg_json_num(run, "complete_ms", r->runs[i].complete_ms);
+    cg_json_num(run, "device_ms", r->runs[i].device_ms);
     cJSON_AddNumberToObject(run, "iters", r->runs[i].iters);
-    add_num(run, "batch_upload_device_ms", r->runs[i].batch_upload_ms);
-    add_num(run, "batch_compute_device_ms", r->runs[i].batch_compute_ms);
+    cg_json_num(run, "batch_upload_device_ms", r->runs[i].batch_upload_ms);
+    cg_json_num(run, "batch_compute_device_ms", r->runs[i].batch_compute_ms);
     cJSON_AddItemToArray(runs, run);
   }
   return o;
@@ -246,8 +233,8 @@ static cJSON *crossover_json(const cg_crossover *x) {
     cJSON_AddNumberToObject(o, "device_index", x->device_index);
   else
     cJSON_AddNullToObject(o, "device_index");
-  add_num(o, "steady_from", x->loop_size > 0 ? x->loop_size : NAN);
-  add_num(o, "total_from", x->total_size > 0 ? x->total_size : NAN);
+  cg_json_num(o, "steady_from", x->loop_size > 0 ? x->loop_size : NAN);
+  cg_json_num(o, "total_from", x->total_size > 0 ? x->total_size : NAN);
   return o;
 }
 
@@ -262,7 +249,7 @@ char *cg_report_json(const cg_report *report) {
   strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
   cJSON_AddStringToObject(root, "created", when);
   cJSON_AddStringToObject(root, "command", report->command ? report->command : "");
-  add_num(root, "discovery_ms", report->discovery_ms);
+  cg_json_num(root, "discovery_ms", report->discovery_ms);
   cJSON *devices = cJSON_AddArrayToObject(root, "devices");
   for (int i = 0; i < report->ndevices; ++i)
     cJSON_AddItemToArray(devices, device_json(&report->devices[i]));

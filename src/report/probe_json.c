@@ -9,13 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add_num(cJSON *obj, const char *key, double v) {
-  if (isfinite(v))
-    cJSON_AddNumberToObject(obj, key, v);
-  else
-    cJSON_AddNullToObject(obj, key);
-}
-
 cJSON *cg_probe_json(const cg_probe *p) {
   cJSON *o = cJSON_CreateObject();
   cJSON_AddBoolToObject(o, "host", p->host);
@@ -32,16 +25,16 @@ cJSON *cg_probe_json(const cg_probe *p) {
   }
   cJSON_AddBoolToObject(o, "quick", p->quick);
   cJSON_AddNumberToObject(o, "runs", p->runs);
-  add_num(o, "wall_ms", p->wall_ms);
+  cg_json_num(o, "wall_ms", p->wall_ms);
   cJSON *c = cJSON_AddObjectToObject(o, "ceilings");
-  add_num(c, "fp32_gflops", p->fp32_gflops);
+  cg_json_num(c, "fp32_gflops", p->fp32_gflops);
   cJSON_AddStringToObject(c, "fp32_from", p->fp32_from);
-  add_num(c, "bandwidth_gbs", p->bandwidth_gbs);
+  cg_json_num(c, "bandwidth_gbs", p->bandwidth_gbs);
   cJSON_AddStringToObject(c, "bandwidth_from", p->bandwidth_from);
-  add_num(c, "launch_us", p->launch_us);
-  add_num(c, "timer_resolution_ns", p->timer_ns);
-  add_num(c, "cache_bytes", p->cache_bytes);
-  add_num(c, "memory_bytes", p->memory_bytes);
+  cg_json_num(c, "launch_us", p->launch_us);
+  cg_json_num(c, "timer_resolution_ns", p->timer_ns);
+  cg_json_num(c, "cache_bytes", p->cache_bytes);
+  cg_json_num(c, "memory_bytes", p->memory_bytes);
   cJSON *figs = cJSON_AddArrayToObject(o, "figures");
   for (int i = 0; i < p->nfigures; ++i) {
     const cg_probe_figure *f = &p->figures[i];
@@ -53,13 +46,8 @@ cJSON *cg_probe_json(const cg_probe *p) {
       cJSON_AddNumberToObject(j, "width", f->width);
     else
       cJSON_AddNullToObject(j, "width");
-    add_num(j, "bytes", f->bytes);
-    cJSON_AddNumberToObject(j, "n", f->stats.n);
-    add_num(j, "median", f->stats.median);
-    add_num(j, "min", f->stats.min);
-    add_num(j, "max", f->stats.max);
-    add_num(j, "mean", f->stats.mean);
-    add_num(j, "stddev", f->stats.stddev);
+    cg_json_num(j, "bytes", f->bytes);
+    cg_json_stats(j, &f->stats);
     cJSON_AddItemToArray(figs, j);
   }
   return o;
@@ -196,23 +184,6 @@ cleanup:
 
 /* ---- CSV ---- */
 
-static void csv_num(FILE *out, double v) {
-  if (isfinite(v))
-    fprintf(out, ",%.6g", v);
-  else
-    fputs(",", out);
-}
-
-/* A field quoted as RFC 4180 asks: inner quotes doubled. */
-static void csv_str(FILE *out, const char *s) {
-  fputc('"', out);
-  for (; *s; ++s) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s == '\n' ? ' ' : *s, out);
-  }
-  fputs("\",", out);
-}
-
 static void put_csv(const cg_report *report, FILE *out, void *ctx) {
   fputs("device,platform,driver_version,group,name,unit,width,bytes,n,median,min,max,mean,"
         "stddev\n", out);
@@ -220,21 +191,21 @@ static void put_csv(const cg_report *report, FILE *out, void *ctx) {
     const cg_probe *p = &report->probes[i];
     for (int k = 0; k < p->nfigures; ++k) {
       const cg_probe_figure *f = &p->figures[k];
-      csv_str(out, p->device);
-      csv_str(out, p->platform);
-      csv_str(out, p->driver);
-      fprintf(out, "%s,\"%s\",%s", f->group, f->name, f->unit); /* names of our own */
+      cg_csv_str(out, p->device, true);
+      cg_csv_str(out, p->platform, false);
+      cg_csv_str(out, p->driver, false);
+      fprintf(out, ",%s,\"%s\",%s", f->group, f->name, f->unit); /* names of our own */
       if (f->width)
         fprintf(out, ",%d", f->width);
       else
         fputs(",", out);
-      csv_num(out, f->bytes);
+      cg_csv_num(out, f->bytes, 6);
       fprintf(out, ",%d", f->stats.n);
-      csv_num(out, f->stats.median);
-      csv_num(out, f->stats.min);
-      csv_num(out, f->stats.max);
-      csv_num(out, f->stats.mean);
-      csv_num(out, f->stats.stddev);
+      cg_csv_num(out, f->stats.median, 6);
+      cg_csv_num(out, f->stats.min, 6);
+      cg_csv_num(out, f->stats.max, 6);
+      cg_csv_num(out, f->stats.mean, 6);
+      cg_csv_num(out, f->stats.stddev, 6);
       fputc('\n', out);
     }
   }

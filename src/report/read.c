@@ -283,6 +283,8 @@ static cg_rc parse_record(const reader *rd, const cJSON *rec, int schema, cg_res
   CG_TRY(get_string(rd, rec, "transfer", false, r->transfer, sizeof r->transfer));
   CG_TRY(parse_status(rd, rec, schema, &r->status));
   CG_TRY(get_string(rd, rec, "reason", false, r->reason, sizeof r->reason));
+  /* from schema 4 on, optional: files of runs without a probe may lack it */
+  CG_TRY(get_string(rd, rec, "implausible", false, r->implausible, sizeof r->implausible));
   if (schema >= 3) {
     CG_TRY(get_string(rd, rec, "group", false, r->group, sizeof r->group));
     const cJSON *ref = member(rec, "reference");

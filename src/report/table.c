@@ -221,12 +221,22 @@ static void print_losses(const cg_report *report, FILE *out) {
         fprintf(out, "  %18.18s", record_name(c, name, sizeof name));
     }
     fputc('\n', out);
-    for (int k = 0; k < r->nlosses; ++k) {
+    /* Every row any record of the block reached; a record whose runs a budget cut shows "-"
+     * where its curve stops (a NaN there would read as a diverged loss). */
+    int rows = 0;
+    for (int j = i; j < report->count; ++j) {
+      const cg_record *c = &report->records[j];
+      if (c->nlosses > rows && same_block(c, r)) rows = c->nlosses;
+    }
+    for (int k = 0; k < rows; ++k) {
       fprintf(out, "%10d", k * r->loss_every);
       for (int j = i; j < report->count; ++j) {
         const cg_record *c = &report->records[j];
-        if (c->nlosses && same_block(c, r))
-          fprintf(out, "  %18.9g", k < c->nlosses ? c->losses[k] : NAN);
+        if (!c->nlosses || !same_block(c, r)) continue;
+        if (k < c->nlosses)
+          fprintf(out, "  %18.9g", c->losses[k]);
+        else
+          fprintf(out, "  %18s", "-");
       }
       fputc('\n', out);
     }
