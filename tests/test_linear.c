@@ -821,6 +821,7 @@ START_TEST(test_persistent) {
   } cases[] = {
       {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
       {"PERSIST=1,PGROUPS=2", NULL, 0},
+      {"PERSIST=2,PGROUPS=2", NULL, 0}, /* two groups' data path where they do run at once */
       {"PERSIST=1,PGROUPS=3", NULL, 0},
       {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
       {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},

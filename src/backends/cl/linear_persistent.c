@@ -79,22 +79,6 @@ cleanup:
   return rc;
 }
 
-/* The partials zeroed once. The kernel writes every partial before it reads it, but Oclgrind
- * 21.10 takes a partial that a work-item wrote and then read back in the same launch for
- * uninitialised unless the host wrote the buffer first (seen with one work-group, whose
- * barriers pass alone; the values read were right). */
-static cg_rc zero_partials(cg_linear_device *l, linear_persistent *p, cg_error *err) {
-  cg_rc rc = CG_OK;
-  const size_t count = 2 * p->groups * (size_t)l->rows * (size_t)l->setup.shape.classes;
-  float *zeros = calloc(count, sizeof *zeros);
-  CG_CHECK(zeros, CG_ERROR, "out of memory");
-  CG_CL(clEnqueueWriteBuffer,
-        (l->queue, p->part, CL_TRUE, 0, count * sizeof *zeros, zeros, 0, NULL, NULL));
-cleanup:
-  free(zeros);
-  return rc;
-}
-
 /* Work-items per group: 256 on a GPU (eight warps for the sums of step 3), 64 elsewhere; within
  * the kernel's limit. */
 static cg_rc pick_local(const cg_backend_env *env, const cg_device_info *info, cl_kernel k,
@@ -166,7 +150,7 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   CG_TRY(cg_cl_buffer(dev, "the partial logits (2 x groups x rows x classes)",
                       2 * p->groups * rows * C * sizeof(float), CL_MEM_READ_WRITE, &p->part,
                       err));
-  CG_TRY(zero_partials(l, p, err));
+  CG_TRY(cg_cl_persist_zero(l->queue, p->part, 2 * p->groups * rows * C * sizeof(float), err));
   CG_TRY(cg_cl_buffer(dev, "the copy of w", C * F * sizeof(float), CL_MEM_READ_WRITE,
                       &p->w_saved, err));
   CG_TRY(cg_cl_buffer(dev, "the copy of b", C * sizeof(float), CL_MEM_READ_WRITE, &p->b_saved,

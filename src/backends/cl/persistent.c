@@ -2,6 +2,7 @@
 #include "backends/cl/persistent.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char cg_cl_persist_failed_path[] =
@@ -70,5 +71,15 @@ cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t lo
   cg_kernel_config_set(config, "PERSIST", plan->on, plan->origin);
   if (plan->on) cg_kernel_config_set(config, "PGROUPS", plan->groups, plan->groups_origin);
 cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_persist_zero(cl_command_queue q, cl_mem buf, size_t bytes, cg_error *err) {
+  cg_rc rc = CG_OK;
+  void *zeros = calloc(1, bytes);
+  CG_CHECK(zeros, CG_ERROR, "out of memory");
+  CG_CL(clEnqueueWriteBuffer, (q, buf, CL_TRUE, 0, bytes, zeros, 0, NULL, NULL));
+cleanup:
+  free(zeros);
   return rc;
 }

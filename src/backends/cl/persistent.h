@@ -35,6 +35,12 @@ cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t lo
                           size_t local_bytes, bool fits, const char *why,
                           cg_kernel_config *config, cg_cl_persist_plan *plan, cg_error *err);
 
+/* Zero a buffer of a persistent kernel once (blocking). Its kernels write every element before
+ * they read it, but Oclgrind 21.10 takes an element that a work-item wrote and then read back in
+ * the same launch for uninitialised unless the host wrote the buffer first (seen with one
+ * work-group, whose barriers pass alone; the values read were right). */
+cg_rc cg_cl_persist_zero(cl_command_queue q, cl_mem buf, size_t bytes, cg_error *err);
+
 /* The record's path after a persistent launch failed at run time, redone with launches. */
 extern const char cg_cl_persist_failed_path[];
 
