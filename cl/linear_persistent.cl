@@ -28,6 +28,7 @@
  * logits, then g), rl (rows: the rows' losses), bs (C), ro (rows ints: the rows' samples). Any
  * work-group size. */
 #include "grid_sync.cl"
+#include "softmax_row.cl"
 
 __kernel void linear_persistent(const int S, const int batch, const int F, const int C,
                                 __global const float *X, __global const int *lab,
@@ -99,14 +100,7 @@ __kernel void linear_persistent(const int S, const int batch, const int F, const
     for (int r = lid; r < n; r += L) {
       __local float *z = zs + r * C;
       const int label = lab[ro[r]];
-      float m = -INFINITY;
-      for (int c = 0; c < C; ++c) m = fmax(m, z[c]);
-      float s = 0.0f;
-      for (int c = 0; c < C; ++c) s += exp(z[c] - m);
-      const float zlabel = z[label], inv_s = 1.0f / s;
-      for (int c = 0; c < C; ++c)
-        z[c] = (exp(z[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_n;
-      rl[r] = log(s) - (zlabel - m);
+      CG_SOFTMAX_ROW(z, C, label, inv_n, rl[r]);
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the loss by the last work-item, the bias by the first ones: in parallel where L > C */
