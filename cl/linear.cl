@@ -19,7 +19,7 @@
  *
  * Work-group sizes are chosen at run time (powers of two, no reqd_work_group_size), so that a
  * driver that allows few work-items per kernel (rusticl on llvmpipe: 32) runs them unchanged. */
-#include "softmax_row.cl"
+#include "linear_rows.cl"
 
 /* Offset of row r's first element, and its label. */
 inline ulong row_offset(const int F, __global const int *idx, const int gather, const ulong off,
@@ -308,14 +308,7 @@ __kernel void linear_epoch(const int S, const int batch, const int F, const int 
     barrier(CLK_GLOBAL_MEM_FENCE); /* the model written before the next batch reads it */
     if (lid == 0) {
       const float v = loss / (float)n;
-      if (k == 0) {
-        sum = v;
-        err = 0.0f;
-      } else {
-        const float y = v - err, t = sum + y;
-        err = (t - sum) - y;
-        sum = t;
-      }
+      cg_loss_add(&sum, &err, v, k == 0);
     }
   }
   if (lid == 0) {

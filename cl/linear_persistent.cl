@@ -28,7 +28,7 @@
  * logits, then g), rl (rows: the rows' losses), bs (C), ro (rows ints: the rows' samples). Any
  * work-group size. */
 #include "grid_sync.cl"
-#include "softmax_row.cl"
+#include "linear_rows.cl"
 
 __kernel void linear_persistent(const int S, const int batch, const int F, const int C,
                                 __global const float *X, __global const int *lab,
@@ -108,14 +108,7 @@ __kernel void linear_persistent(const int S, const int batch, const int F, const
       float loss = 0.0f;
       for (int r = 0; r < n; ++r) loss += rl[r];
       const float v = loss * inv_n;
-      if (k == 0) {
-        sum = v;
-        err = 0.0f;
-      } else {
-        const float y = v - err, t = sum + y;
-        err = (t - sum) - y;
-        sum = t;
-      }
+      cg_loss_add(&sum, &err, v, k == 0);
     }
     for (int c = lid; c < C; c += L) {
       float db = 0.0f;
