@@ -12,6 +12,7 @@
 #include "front.h"
 #include "clgauge/backend.h"
 #include "clgauge/clock.h"
+#include "clgauge/early.h"
 #include "clgauge/files.h"
 #include "clgauge/probe_io.h"
 #include "clgauge/program.h"
@@ -51,6 +52,20 @@ static int set_targets(session *s, const int *indices, int count, bool all) {
   return 0;
 }
 
+/* The selector of the run's devices: --device, else CLGAUGE_DEVICE, else NULL (the default). */
+static const char *device_selector(const common_opts *o) {
+  return o->device ? o->device : getenv("CLGAUGE_DEVICE");
+}
+
+/* Start discovery, and the opening of the device the run will use, on a thread of their own
+ * (early.h), once the environment the drivers read is set: the context is made while the
+ * inputs and the reference are. */
+static void start_devices(const common_opts *o, bool needs_device) {
+  driver_caches_fallback();
+  if (o->cold_compile) cg_driver_caches_disable();
+  cg_early_start(device_selector(o), needs_device);
+}
+
 /* Enumerate and select the devices. An explicit selector that matches nothing (or a list item
  * that does) is an error; with no selector and no device at all, the OpenCL records are marked
  * skipped, and so are they under "all" with no device. A CLGAUGE_DEVICE that matches nothing is
@@ -62,17 +77,13 @@ static int open_session(session *s, const common_opts *o, bool needs_device, int
   memset(s, 0, sizeof *s);
   s->o = o;
   cg_report_init(&s->report, argc, argv);
-  /* before the drivers are loaded */
-  driver_caches_fallback();
-  if (o->cold_compile) cg_driver_caches_disable();
-  if (cg_device_list_query(&s->list, &err) != CG_OK) {
+  const char *sel = device_selector(o);
+  const bool from_env = !o->device;
+  if (cg_early_list(&s->list, &s->report.discovery_overlap_ms, &err) != CG_OK) {
     cli_error("%s", err.msg);
     return EXIT_FAILURE;
   }
   s->report.discovery_ms = s->list.query_ms;
-  const char *sel = o->device;
-  const bool from_env = !sel;
-  if (from_env) sel = getenv("CLGAUGE_DEVICE");
   const char *source = from_env ? "CLGAUGE_DEVICE" : "--device";
   const bool all = sel && strcasecmp(sel, "all") == 0;
   const bool many = cg_device_selector_is_list(sel);
@@ -116,6 +127,7 @@ static int open_session(session *s, const common_opts *o, bool needs_device, int
 }
 
 static void close_session(session *s) {
+  cg_early_end();
   free(s->targets);
   cg_report_free(&s->report);
   cg_device_list_free(&s->list);
@@ -216,6 +228,8 @@ static void on_progress(void *ctx, int index, int total, const cg_record *rec) {
   const session *s = ctx;
   const common_opts *o = s->o;
   if (rec->nruns == 0) {
+    /* the host's timed runs start with the device's opening finished, not beside it */
+    if (rec->host_backend) cg_early_wait();
     guard_record_started(&s->report); /* before the line: see guard.c */
     coldstart_child_record_start();
   }
@@ -358,8 +372,12 @@ static int take_probes(session *s, const cg_job *jobs, int njobs, const common_o
 
 int run_jobs(cg_job *jobs, int njobs, common_opts *o, int argc, char **argv) {
   session s;
+  /* the binary cache's default place from the environment as given, before the fallback of
+   * the drivers' caches may change XDG_CACHE_HOME */
   const int cache_status = binary_cache_resolve(o);
-  int status = open_session(&s, o, jobs_need_device(jobs, njobs, o), argc, argv);
+  const bool needs_device = jobs_need_device(jobs, njobs, o);
+  start_devices(o, needs_device);
+  int status = open_session(&s, o, needs_device, argc, argv);
   if (status == 0) status = cache_status;
   const char **scope = calloc((size_t)njobs + 1, sizeof *scope);
   int nscope = 0;

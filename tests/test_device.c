@@ -9,7 +9,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clgauge/clock.h"
 #include "clgauge/device.h"
+#include "clgauge/early.h"
 #include "clgauge/error.h"
 #include "clgauge/random.h"
 #include "test_util.h"
@@ -560,6 +562,144 @@ START_TEST(test_open_every_device) {
 }
 END_TEST
 
+/* ---- the head start: discovery and the opening on a thread (early.h) ---- */
+
+/* The thread's list is the one a query gives, device by device. */
+static void same_list(const cg_device_list *a, const cg_device_list *b) {
+  ck_assert_int_eq(a->count, b->count);
+  ck_assert_int_eq(a->platforms, b->platforms);
+  ck_assert_int_eq(a->nempty, b->nempty);
+  for (int i = 0; i < a->count; ++i) {
+    ck_assert_msg(a->items[i].id == b->items[i].id, "device %d differs", i);
+    ck_assert_str_eq(a->items[i].name, b->items[i].name);
+    ck_assert_int_eq(a->items[i].platform_index, b->items[i].platform_index);
+  }
+}
+
+/* Every device, selected by index: the thread opens it, the list is the query's, the device
+ * taken works (a round trip of fresh data), its overlap is within its own time, and a second
+ * take (or one of another device) falls back to the caller's own opening. */
+START_TEST(test_early_open) {
+  cg_device_list ref;
+  cg_test_devices(&ref);
+  for (int i = 0; i < ref.count; ++i) {
+    char sel[16];
+    snprintf(sel, sizeof sel, "%d", i);
+    const uint64_t t0 = cg_now_ns();
+    cg_early_start(sel, true);
+    cg_device_list list;
+    cg_error err = {0};
+    double overlap = -1;
+    ck_assert_msg(cg_early_list(&list, &overlap, &err) == CG_OK, "%s", err.msg);
+    same_list(&list, &ref);
+    ck_assert_msg(overlap >= 0 && overlap <= list.query_ms + 1e-6, "overlap %g of %g ms", overlap,
+                  list.query_ms);
+    const cg_device_info *d = &list.items[i];
+    /* another device is not the one opened ahead */
+    cg_device *other = NULL;
+    cg_rc rc = CG_OK;
+    if (list.count > 1)
+      ck_assert(!cg_early_take(&list.items[(i + 1) % list.count], &other, &rc, &err));
+    cg_device *dev = NULL;
+    if (strstr(d->platform, "Oclgrind")) { /* opened by the caller: see early.c */
+      ck_assert(!cg_early_take(d, &dev, &rc, &err));
+      cg_early_end();
+      cg_device_list_free(&list);
+      continue;
+    }
+    ck_assert_msg(cg_early_take(d, &dev, &rc, &err), "device %d was not opened ahead", i);
+    ck_assert_msg(rc == CG_OK, "device %d: %s", i, err.msg);
+    const double waited = cg_ns_to_ms(cg_now_ns() - t0);
+    const double ahead = cg_device_open_overlap_ms(dev);
+    ck_assert_msg(ahead >= 0 && ahead <= waited, "overlap %g ms in %g ms", ahead, waited);
+    ck_assert_ptr_eq(cg_device_get_info(dev)->id, d->id);
+    enum { N = 613 };
+    float in[N], out[N];
+    cg_rng rng;
+    cg_rng_seed(&rng, cg_test_seed() + (uint64_t)i);
+    cg_rng_fill_normal(&rng, in, N);
+    cl_int code = CL_SUCCESS;
+    cl_mem buf = clCreateBuffer(cg_device_context(dev), CL_MEM_READ_WRITE, sizeof in, NULL, &code);
+    ck_assert_msg(code == CL_SUCCESS, "clCreateBuffer: %s", cg_cl_error_name(code));
+    ck_assert_int_eq(clEnqueueWriteBuffer(cg_device_queue(dev), buf, CL_TRUE, 0, sizeof in, in, 0,
+                                          NULL, NULL),
+                     CL_SUCCESS);
+    ck_assert_int_eq(clEnqueueReadBuffer(cg_device_queue(dev), buf, CL_TRUE, 0, sizeof out, out,
+                                         0, NULL, NULL),
+                     CL_SUCCESS);
+    ck_assert_msg(memcmp(in, out, sizeof in) == 0, "device %d: buffer round trip", i);
+    clReleaseMemObject(buf);
+    ck_assert(!cg_early_take(d, &other, &rc, &err)); /* taken once */
+    cg_device_close(dev);
+    cg_early_end();
+    cg_device_list_free(&list);
+  }
+  cg_device_list_free(&ref);
+}
+END_TEST
+
+/* A selector that picks nothing, a list of devices, or no opening asked for: the list as the
+ * query gives it, nothing opened ahead, and the selection's own error unchanged. */
+START_TEST(test_early_nothing_opened) {
+  cg_device_list ref;
+  cg_test_devices(&ref);
+  const struct {
+    const char *sel;
+    bool open;
+  } cases[] = {{"no-such-device", true}, {"999", true}, {"0,0", true}, {"all", true},
+               {NULL, false}};
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    cg_early_start(cases[c].sel, cases[c].open);
+    cg_device_list list;
+    cg_error err = {0};
+    double overlap = -1;
+    ck_assert_msg(cg_early_list(&list, &overlap, &err) == CG_OK, "%s", err.msg);
+    same_list(&list, &ref);
+    cg_device *dev = NULL;
+    cg_rc rc = CG_OK;
+    for (int i = 0; i < list.count; ++i)
+      ck_assert_msg(!cg_early_take(&list.items[i], &dev, &rc, &err), "%s: device %d opened",
+                    cases[c].sel ? cases[c].sel : "(none)", i);
+    if (cases[c].sel && !cg_device_selector_is_list(cases[c].sel)) {
+      int index = -1;
+      cg_error a = {0}, b = {0};
+      ck_assert_int_eq(cg_device_select(&list, cases[c].sel, &index, &a), CG_BAD_INPUT);
+      ck_assert_int_eq(cg_device_select(&ref, cases[c].sel, &index, &b), CG_BAD_INPUT);
+      ck_assert_str_eq(a.msg, b.msg);
+    }
+    cg_early_end();
+    cg_device_list_free(&list);
+  }
+  /* without a start, the calls do the work themselves */
+  cg_device_list list;
+  cg_error err = {0};
+  double overlap = -1;
+  ck_assert_int_eq(cg_early_list(&list, &overlap, &err), CG_OK);
+  ck_assert(overlap == 0);
+  same_list(&list, &ref);
+  cg_device *dev = NULL;
+  cg_rc rc = CG_OK;
+  ck_assert(!cg_early_take(&list.items[0], &dev, &rc, &err));
+  cg_early_end();
+  cg_device_list_free(&list);
+  cg_device_list_free(&ref);
+}
+END_TEST
+
+/* An opening nobody takes is released at the end, however far the thread has got. */
+START_TEST(test_early_untaken) {
+  cg_early_start(NULL, true);
+  cg_early_end();
+  cg_early_start(NULL, true);
+  cg_device_list list;
+  cg_error err = {0};
+  double overlap = 0;
+  ck_assert_int_eq(cg_early_list(&list, &overlap, &err), CG_OK);
+  cg_early_end();
+  cg_device_list_free(&list);
+}
+END_TEST
+
 /* ---- several PoCL devices (ctest entry with POCL_DEVICES="pthread basic") ---- */
 
 START_TEST(test_pocl_two_devices) {
@@ -626,6 +766,13 @@ Suite *cg_device_suite(void) {
   tc = tcase_create("open");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_test(tc, test_open_every_device);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("early");
+  tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
+  tcase_add_test(tc, test_early_open);
+  tcase_add_test(tc, test_early_nothing_opened);
+  tcase_add_test(tc, test_early_untaken);
   suite_add_tcase(s, tc);
 
   const char *pocl = getenv("POCL_DEVICES");

@@ -24,6 +24,10 @@ typedef struct cg_backend {
   cg_rc (*open)(const cg_device_info *info, void **device, const char **no_device_time,
                 cg_error *err);
   void (*close)(void *device);
+  /* The part of the init phase that ran before open was called, on another thread beside the
+   * process's other work (a device opened ahead, early.h): the record's init time is open's
+   * wall time plus this, and this is its overlapped share. NULL: none. */
+  double (*open_overlap_ms)(const void *device);
   /* Whether the driver keeps a disk cache of compiled kernels of its own for this device ("on",
    * "off", "unknown"), which can serve a build "from source"; NULL for backends that build
    * nothing on a device. */

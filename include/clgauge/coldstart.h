@@ -40,6 +40,10 @@ typedef struct cg_coldstart_row {
   double run_ms;      /* run 0, until complete */
   double download_ms;
   double verify_ms;
+  double overlap_ms;  /* time two of the phases above ran at once (discovery and the context on
+                         a thread of their own, beside the options, the inputs and the
+                         reference): counted in each, so that the total is the phases' sum less
+                         this, plus the front end's own work */
 } cg_coldstart_row;
 
 /* The rows as JSON text (malloc'd), or NULL when out of memory. command: the command line. */

@@ -78,5 +78,10 @@ void cg_device_close(cg_device *dev);
 const cg_device_info *cg_device_get_info(const cg_device *dev);
 cl_context cg_device_context(const cg_device *dev);
 cl_command_queue cg_device_queue(const cg_device *dev);
+/* The part of the device's opening that ran on another thread before its user asked for it,
+ * beside other work (early.h): 0 for a device opened where it was asked for. The setter is
+ * early.c's. */
+double cg_device_open_overlap_ms(const cg_device *dev);
+void cg_device_set_open_overlap(cg_device *dev, double ms);
 
 #endif

@@ -97,6 +97,9 @@ typedef struct cg_record {
                             each launching at least one kernel); -1 when unknown too */
 
   double init_ms;          /* context and queue creation */
+  double init_overlap_ms;  /* the part of init_ms that ran beside the process's other work (a
+                              device opened ahead on a thread of its own), not after it; 0 when
+                              none did */
   double compile_ms;       /* program build */
   char compile_kind[16];   /* "source", "cache" (our binary cache), "library" (a library's
                               kernels built by a call before the timed runs), "lazy" (inside the
@@ -170,6 +173,8 @@ typedef struct cg_report {
   char *command;       /* the command line, whole, bytes that are not UTF-8 as \xHH (malloc'd;
                           NULL when out of memory) */
   double discovery_ms; /* platform and device enumeration of this process */
+  double discovery_overlap_ms; /* the part of it that ran beside the front end's own work (on
+                                  a thread from the start); 0 when none did */
   cg_probe *probes;    /* ceilings measured in this run or read from a file (malloc'd) */
   int nprobes;
 } cg_report;

@@ -15,6 +15,7 @@ struct cg_device {
   cg_device_info info;
   cl_context context;
   cl_command_queue queue;
+  double open_overlap_ms; /* see cg_device_open_overlap_ms */
 };
 
 static void info_string(cl_device_id dev, cl_device_info what, char *buf, size_t size) {
@@ -288,3 +289,5 @@ void cg_device_close(cg_device *dev) {
 const cg_device_info *cg_device_get_info(const cg_device *dev) { return &dev->info; }
 cl_context cg_device_context(const cg_device *dev) { return dev->context; }
 cl_command_queue cg_device_queue(const cg_device *dev) { return dev->queue; }
+double cg_device_open_overlap_ms(const cg_device *dev) { return dev->open_overlap_ms; }
+void cg_device_set_open_overlap(cg_device *dev, double ms) { dev->open_overlap_ms = ms; }

@@ -98,7 +98,7 @@ static const char *record_name(const cg_record *r, char *buf, size_t size) {
 static const char *compile_origin(const cg_record *r) {
   if (strcmp(r->compile_kind, "cache") == 0) return "binaries from the cache";
   if (strcmp(r->compile_kind, "library") == 0)
-    return "the library's kernels, built by a 1x1x1 call before the timed runs";
+    return "the library's programs, built by a call of one element before the timed runs";
   if (strcmp(r->driver_cache, "on") == 0) return "from source; the driver's cache may have served it";
   if (strcmp(r->driver_cache, "off") == 0) return "from source, cold";
   return "from source";
@@ -109,8 +109,13 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
   double cold = r->init_ms + (isfinite(r->compile_ms) ? r->compile_ms : 0) + r->upload_ms +
                 r->first.complete_ms;
   double steady = cg_per_iter(r->steady_complete.median, r->iters_per_run);
-  fprintf(out, "  %s: run 0 took %.1f ms, of which context %.1f ms, ",
+  fprintf(out, "  %s: run 0 took %.1f ms, of which context %.1f ms",
           record_name(r, name, sizeof name), cold, r->init_ms);
+  /* a device opened ahead on a thread: that part of its time ran beside the host's work */
+  if (r->init_overlap_ms >= 0.05)
+    fprintf(out, " (%.1f ms of it on a thread, beside the host's own work)",
+            r->init_overlap_ms);
+  fputs(", ", out);
   if (isfinite(r->compile_ms))
     fprintf(out, "compile %.1f ms (%s), upload %.1f ms, first run %.1f ms", r->compile_ms,
             compile_origin(r), r->upload_ms, r->first.complete_ms);

@@ -11,5 +11,6 @@ const cg_backend cg_backend_cl = {
     .needs_device = true,
     .open = cg_cl_backend_open,
     .close = cg_cl_backend_close,
+    .open_overlap_ms = cg_cl_backend_open_overlap_ms,
     .driver_cache = cg_driver_cache_state,
 };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "backends/backends.h"
+#include "backends/clblast/prebuild.h"
 #include "backends/opencl/cl_matmul_common.h"
 #include "backends/opencl/opencl_backend.h"
 #include "clgauge/clock.h"
@@ -18,26 +19,6 @@ cleanup:
   return rc;
 }
 
-/* One CLBlastSgemm of 1x1x1 on buffers of its own, waited for. Each holds a zero, so that no
- * uninitialised value is read (Oclgrind reports one). */
-static cg_rc prebuild_sgemm(const cg_backend_env *env, cl_command_queue queue, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cl_mem one[3] = {NULL, NULL, NULL};
-  cl_int code = CL_SUCCESS;
-  float zero = 0.0f;
-  for (int i = 0; i < 3; ++i) {
-    one[i] = clCreateBuffer(cg_device_context(cg_cl_env_device(env)),
-                            CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero, &code);
-    CG_CL_CHECK(clCreateBuffer, code);
-  }
-  CG_CL(CLBlastSgemm, (CLBlastLayoutRowMajor, CLBlastTransposeNo, CLBlastTransposeNo, 1, 1, 1,
-                       1.0f, one[0], 0, 1, one[1], 0, 1, 0.0f, one[2], 0, 1, &queue, NULL));
-  CG_CL(clFinish, (queue));
-cleanup:
-  for (int i = 0; i < 3; ++i) cg_cl_release_mem(&one[i]);
-  return rc;
-}
-
 static cg_rc clblast_matmul_prepare(const cg_backend_env *env, const char *variant,
                                     const char *mode, const void *problem, void **state,
                                     cg_prepared *out, cg_error *err) {
@@ -48,14 +29,8 @@ static cg_rc clblast_matmul_prepare(const cg_backend_env *env, const char *varia
   /* CLBlast hands back the event of its last kernel only: a stamp opens each run's span. */
   cg_build_tally tally = {0};
   CG_TRY(cg_cl_matmul_stamp(mm, env, &tally, err));
-  /* CLBlast compiles its kernels inside its first call. Its GEMM routine builds one program
-   * holding every kernel it may pick (direct and indirect, with the padding and transposing
-   * ones), whatever the shape: a 1x1x1 product here builds it, so that the compile phase shows
-   * it (kind "library") instead of the first run. CLBlastFillCache would build every routine's
-   * programs, far more than a record needs. */
-  const uint64_t t0 = cg_now_ns();
-  CG_TRY(prebuild_sgemm(env, mm->queue, err));
-  out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
+  /* CLBlast's GEMM program built now, so that the compile phase shows it, not the first run */
+  CG_TRY(cg_clblast_prebuild(env, mm->queue, CG_CLBLAST_SGEMM, &out->compile_ms, err));
   out->compile_kind = "library";
   *state = mm;
   mm = NULL;

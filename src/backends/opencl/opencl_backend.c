@@ -10,13 +10,18 @@
 cg_rc cg_cl_backend_open(const cg_device_info *info, void **device, const char **no_device_time,
                          cg_error *err) {
   cg_device *dev = NULL;
-  cg_rc rc = cg_device_open(info, &dev, err);
+  cg_rc rc = CG_OK;
+  if (!cg_early_take(info, &dev, &rc, err)) rc = cg_device_open(info, &dev, err);
   *device = dev;
   *no_device_time = info->profiling ? NULL : "device does not support profiling";
   return rc;
 }
 
 void cg_cl_backend_close(void *device) { cg_device_close(device); }
+
+double cg_cl_backend_open_overlap_ms(const void *device) {
+  return cg_device_open_overlap_ms(device);
+}
 
 const cg_device *cg_cl_env_device(const cg_backend_env *env) { return env->device; }
 

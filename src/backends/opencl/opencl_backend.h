@@ -9,6 +9,7 @@
 
 #include "clgauge/backend.h"
 #include "clgauge/device.h"
+#include "clgauge/early.h"
 #include "clgauge/events.h"
 #include "clgauge/program.h"
 
@@ -16,6 +17,7 @@
 cg_rc cg_cl_backend_open(const cg_device_info *info, void **device, const char **no_device_time,
                          cg_error *err);
 void cg_cl_backend_close(void *device);
+double cg_cl_backend_open_overlap_ms(const void *device);
 
 /* The opened device of an implementation's environment. */
 const cg_device *cg_cl_env_device(const cg_backend_env *env);
