@@ -1,9 +1,11 @@
 /* clgauge tune: search the hand-written kernels' parameters on one device, keep the best per
  * device, driver, kernel and size class in the tuning file; and the tuning file of every run. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "front.h"
@@ -13,8 +15,18 @@
 #include "clgauge/files.h"
 #include "clgauge/tune.h"
 
-enum { TUNE_BUDGET_S = 120 };
-static const char tuned_backend[] = "cl";
+enum { TUNE_BUDGET_S = 120, TUNE_FRACTION = 4 };
+static const char default_backend[] = "cl";
+static const char default_tuner[] = "clblast_tuner_xgemm";
+
+/* What each backend's tune does: the cl backend's search of the tune spaces of its
+ * implementations; for clblast, CLBlast's own tuner of its GEMM, which clgauge runs on its own in
+ * matmul only. */
+static bool tunable(const char *backend, const cg_impl *impl) {
+  if (!impl) return false;
+  if (strcmp(backend, "clblast") == 0) return strcmp(impl->workload, "matmul") == 0;
+  return impl->tune_spaces != NULL;
+}
 
 bool tuning_path(const common_opts *o, char *path, size_t size) {
   if (o->tuning_file) return (size_t)snprintf(path, size, "%s", o->tuning_file) < size;
@@ -45,6 +57,9 @@ typedef struct tune_opts {
   char **workloads;
   char *set;   /* "NAME=VALUE,..." for the workloads' parameters, or NULL */
   double budget_s;
+  const char *backend; /* cl or clblast */
+  double fraction;     /* clblast: the tuner's -fraction */
+  const char *tuner;   /* clblast: the tuner program */
 } tune_opts;
 
 static void tune_help(void) {
@@ -58,12 +73,23 @@ static void tune_help(void) {
          "FLOPs per iteration in steps of 4x) goes to the tuning file, which later runs apply\n"
          "(their records say origin 'tuned'; --kernel-param still wins; --no-tuned runs the\n"
          "defaults). Progress goes to stderr, a table of the results to stdout.\n\n"
-         "  --workload LIST    workloads to tune (default: every one with tunable kernels:");
+         "With --backend clblast, CLBlast's GEMM (matmul) is tuned by CLBlast's own tuner\n"
+         "(clblast_tuner_xgemm, Debian package clblast-utils): its first stage, 1/F of its fixed\n"
+         "set of configurations in random order at the job's shape rounded up to multiples of\n"
+         "128, stopped when done or at the budget; its best runs beside the untuned CLBlast,\n"
+         "both verified, and is kept if faster. Later runs apply it with\n"
+         "CLBlastOverrideParameters (parameters XGEMM_MWG and the others, origin 'tuned').\n\n"
+         "  --backend B        cl (default) or clblast\n"
+         "  --fraction F       clblast: the tuner's -fraction, 1..578 (default %d: 144 of its\n"
+         "                     578 configurations)\n"
+         "  --clblast-tuner P  clblast: the tuner program (default %s, from PATH)\n"
+         "  --workload LIST    workloads to tune (default: every one with tunable kernels:",
+         (int)TUNE_FRACTION, default_tuner);
   for (const cg_workload *const *w = cg_workload_all(); *w; ++w) {
-    const cg_impl *impl = cg_impl_find(cg_backend_find(tuned_backend), (*w)->name);
-    if (impl && impl->tune_spaces) printf(" %s", (*w)->name);
+    const cg_impl *impl = cg_impl_find(cg_backend_find(default_backend), (*w)->name);
+    if (tunable(default_backend, impl)) printf(" %s", (*w)->name);
   }
-  printf(")\n"
+  printf("; with --backend clblast: matmul)\n"
          "  --variant LIST     the cl variants to tune (default: every variant with parameters)\n"
          "  --set LIST         the workloads' parameters for the tuned job, NAME=VALUE,... as\n"
          "                     their options are named (n=4096, batch=256); default: their\n"
@@ -100,9 +126,18 @@ static int parse_tune(int argc, char **argv, tune_opts *t) {
       t->set = (char *)v;
     } else if (cli_option(argc, argv, &i, "--budget-s", &v, &bad)) {
       if (bad || !cli_double("--budget-s", v, 0, 1e7, &t->budget_s)) return -1;
+    } else if (cli_option(argc, argv, &i, "--fraction", &v, &bad)) {
+      if (bad || !cli_double("--fraction", v, 1, 578, &t->fraction)) return -1;
+    } else if (cli_option(argc, argv, &i, "--clblast-tuner", &v, &bad)) {
+      if (bad) return -1;
+      if (!*v) {
+        cli_error("--clblast-tuner '': an empty program name");
+        return -1;
+      }
+      t->tuner = v;
     } else {
       /* the common options that make sense here */
-      static const char *const refused[] = {"--backend", "--kernel-param", "--json", "--csv",
+      static const char *const refused[] = {"--kernel-param", "--json", "--csv",
                                             "--cold-compile", "--record-timeout", "--no-tuned",
                                             NULL};
       for (const char *const *r = refused; *r; ++r)
@@ -119,6 +154,12 @@ static int parse_tune(int argc, char **argv, tune_opts *t) {
       }
     }
   }
+  char **b = t->common.backends;
+  if (b && (!b[0] || b[1] || (strcmp(b[0], "cl") != 0 && strcmp(b[0], "clblast") != 0))) {
+    cli_error("--backend: tune takes one backend, cl or clblast");
+    return -1;
+  }
+  t->backend = b ? b[0] : default_backend;
   return 0;
 }
 
@@ -173,29 +214,34 @@ static void format_setting(const cg_kernel_overrides *setting, const char *none,
                              setting->items[i].name, setting->items[i].value);
 }
 
+typedef struct tune_what {
+  const char *workload, *backend;
+} tune_what;
+
 static void on_candidate(void *ctx, const char *variant, int index, int planned,
                          const cg_kernel_overrides *setting, double ms, const char *why,
                          double best_ms) {
-  const char *workload = ctx;
-  char text[256];
+  const tune_what *what = ctx;
+  char text[512];
   format_setting(setting, "defaults", text, sizeof text);
   if (isfinite(ms))
-    fprintf(stderr, "tune %s cl/%s [%d/%d] %s: %.4g ms/it (best %.4g)\n", workload, variant,
-            index + 1, planned, text, ms, best_ms);
+    fprintf(stderr, "tune %s %s/%s [%d/%d] %s: %.4g ms/it (best %.4g)\n", what->workload,
+            what->backend, variant, index + 1, planned, text, ms, best_ms);
   else
-    fprintf(stderr, "tune %s cl/%s [%d/%d] %s: skipped (%.200s)\n", workload, variant,
-            index + 1, planned, text, why && *why ? why : "failed");
+    fprintf(stderr, "tune %s %s/%s [%d/%d] %s: skipped (%.200s)\n", what->workload,
+            what->backend, variant, index + 1, planned, text, why && *why ? why : "failed");
 }
 
 static void print_entry(const cg_tuning_entry *e) {
-  char text[256];
+  char text[512];
   format_setting(&e->params, "", text, sizeof text);
-  char dflt[32] = "failed", gain[32] = "-";
+  char dflt[32] = "failed", gain[32] = "-", variant_text[48];
+  snprintf(variant_text, sizeof variant_text, "%s/%s", e->backend, e->variant);
   if (isfinite(e->default_ms)) {
     snprintf(dflt, sizeof dflt, "%.4g", e->default_ms);
     snprintf(gain, sizeof gain, "%.2fx", e->default_ms / e->best_ms);
   }
-  printf("%-8s %-10s %5d %12s %12.4g %8s %5d  %s\n", e->workload, e->variant, e->size_class, dflt,
+  printf("%-8s %-18s %5d %12s %12.4g %8s %5d  %s\n", e->workload, variant_text, e->size_class, dflt,
          e->best_ms, gain, e->candidates, text);
 }
 
@@ -207,9 +253,63 @@ static bool variant_wanted(const tune_opts *t, const char *variant) {
   return false;
 }
 
+/* Keep the entry in the tuning file, written at once, and print it (the table's header first). */
+static int keep_entry(cg_tuning *file, const char *path, const cg_tuning_entry *e, bool *header) {
+  cg_error err = {0};
+  if (cg_tuning_put(file, e, &err) != CG_OK || cg_tuning_save(path, file, &err) != CG_OK) {
+    cli_error("%s", err.msg);
+    return EXIT_FAILURE;
+  }
+  if (!*header) {
+    printf("%-8s %-18s %5s %12s %12s %8s %5s  %s\n", "workload", "variant", "class",
+           "default ms", "tuned ms", "gain", "tried", "setting");
+    *header = true;
+  }
+  print_entry(e);
+  fflush(stdout);
+  return 0;
+}
+
+/* CLBlast's tuner for one job, in a folder of its own under $TMPDIR, removed when it succeeds
+ * (kept for its log when it fails). */
+static int tune_clblast(tune_opts *t, const cg_job *job, const cg_selection *sel,
+                        const cg_device_info *device, cg_tuning *file, const char *path,
+                        bool *header) {
+  const char *tmp = getenv("TMPDIR");
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s/clgauge-xgemm-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(dir)) {
+    cli_error("cannot make a folder for CLBlast's tuner in %s: %s", tmp && *tmp ? tmp : "/tmp",
+              strerror(errno));
+    return EXIT_FAILURE;
+  }
+  const cg_xgemm_tuner_job tuner = {.program = t->tuner ? t->tuner : default_tuner,
+                                    .fraction = t->fraction,
+                                    .budget_s = t->budget_s,
+                                    .workdir = dir};
+  tune_what what = {job->workload->name, t->backend};
+  cg_tuning_entry e;
+  cg_error err = {0};
+  const cg_rc rc = cg_tune_clblast(job, sel, device, &tuner, t->common.quiet ? NULL : on_candidate,
+                                   &what, &e, &err);
+  if (rc != CG_OK) {
+    cli_error("%s clblast/sgemm: %s", job->workload->name, err.msg);
+    return rc == CG_UNSUPPORTED ? EXIT_RECORD_ERROR : EXIT_FAILURE;
+  }
+  const char *const files[] = {"clblast_xgemm_1_32.json", "tuner.log", NULL};
+  for (const char *const *f = files; *f; ++f) {
+    char name[4200];
+    snprintf(name, sizeof name, "%s/%s", dir, *f);
+    unlink(name);
+  }
+  rmdir(dir);
+  return keep_entry(file, path, &e, header);
+}
+
 static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning *file,
                           const char *path) {
-  const cg_backend *cl = cg_backend_find(tuned_backend);
+  const cg_backend *cl = cg_backend_find(t->backend);
+  const bool clblast = strcmp(t->backend, "clblast") == 0;
   int status = 0;
   bool used[64] = {false};
   const cg_selection sel = {.seed = t->common.seed,
@@ -224,11 +324,13 @@ static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning 
   }
   for (const cg_workload *const *w = cg_workload_all(); *w && status == 0 && njobs < 16; ++w) {
     const cg_impl *impl = cg_impl_find(cl, (*w)->name);
-    bool wanted = !t->workloads && impl && impl->tune_spaces;
+    bool wanted = !t->workloads && tunable(t->backend, impl);
     for (char **n = t->workloads; n && *n; ++n) wanted |= strcmp(*n, (*w)->name) == 0;
     if (!wanted) continue;
-    if (!impl || !impl->tune_spaces) {
-      cli_error("--workload %s: its cl kernels have nothing to tune", (*w)->name);
+    if (!tunable(t->backend, impl)) {
+      cli_error("--workload %s: its %s %s nothing to tune%s", (*w)->name, t->backend,
+                clblast ? "backend has" : "kernels have",
+                clblast ? " (CLBlast's tuner serves matmul)" : "");
       status = EXIT_USAGE;
       break;
     }
@@ -260,11 +362,12 @@ static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning 
   for (char **v = t->common.variants; v && *v && status == 0; ++v) {
     bool known = false;
     for (int j = 0; j < njobs; ++j)
-      known |= cg_impl_tune_space(cg_impl_find(cl, chosen[j]->name), *v) != NULL;
+      known |= clblast ? strcmp(*v, "sgemm") == 0
+                       : cg_impl_tune_space(cg_impl_find(cl, chosen[j]->name), *v) != NULL;
     if (!known) {
-      cli_error("--variant %s: no selected workload has a cl variant of that name with "
+      cli_error("--variant %s: no selected workload has a %s variant of that name with "
                 "parameters to tune",
-                *v);
+                *v, t->backend);
       status = EXIT_USAGE;
     }
   }
@@ -273,7 +376,12 @@ static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning 
             device->platform, device->driver_version, path);
   bool header = false;
   for (int j = 0; j < njobs && status == 0; ++j) {
+    if (clblast) {
+      status = tune_clblast(t, &jobs[j], &sel, device, file, path, &header);
+      continue;
+    }
     const cg_impl *impl = cg_impl_find(cl, chosen[j]->name);
+    tune_what what = {chosen[j]->name, t->backend};
     int nvariants = 0;
     for (const cg_tune_space *s = impl->tune_spaces; s->variant; ++s) {
       nvariants += variant_wanted(t, s->variant);
@@ -285,29 +393,17 @@ static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning 
       const uint64_t t0 = cg_now_ns();
       cg_tuning_entry e;
       cg_error err = {0};
-      const cg_rc rc = cg_tune_variant(&jobs[j], &sel, device, tuned_backend, s->variant, share,
-                                       t->common.quiet ? NULL : on_candidate,
-                                       (void *)chosen[j]->name, &e, &err);
+      const cg_rc rc = cg_tune_variant(&jobs[j], &sel, device, t->backend, s->variant, share,
+                                       t->common.quiet ? NULL : on_candidate, &what, &e, &err);
       left -= cg_ns_to_ms(cg_now_ns() - t0) / 1000.0;
       if (left < 0) left = 0;
       --nvariants;
       if (rc != CG_OK) {
-        cli_error("%s %s/%s: %s", chosen[j]->name, tuned_backend, s->variant, err.msg);
+        cli_error("%s %s/%s: %s", chosen[j]->name, t->backend, s->variant, err.msg);
         status = rc == CG_UNSUPPORTED ? EXIT_RECORD_ERROR : EXIT_FAILURE;
         continue;
       }
-      if (cg_tuning_put(file, &e, &err) != CG_OK || cg_tuning_save(path, file, &err) != CG_OK) {
-        cli_error("%s", err.msg);
-        status = EXIT_FAILURE;
-        break;
-      }
-      if (!header) {
-        printf("%-8s %-10s %5s %12s %12s %8s %5s  %s\n", "workload", "variant", "class",
-               "default ms", "tuned ms", "gain", "tried", "setting");
-        header = true;
-      }
-      print_entry(&e);
-      fflush(stdout);
+      status = keep_entry(file, path, &e, &header);
     }
   }
   free(jobs);
@@ -316,7 +412,7 @@ static int tune_workloads(tune_opts *t, const cg_device_info *device, cg_tuning 
 
 int cmd_tune(int argc, char **argv) {
   cli_set_command("clgauge tune");
-  tune_opts t = {.common = {.seed = 42}, .budget_s = TUNE_BUDGET_S};
+  tune_opts t = {.common = {.seed = 42}, .budget_s = TUNE_BUDGET_S, .fraction = TUNE_FRACTION};
   const int p = parse_tune(argc, argv, &t);
   int status = p < 0 ? EXIT_USAGE : 0;
   char path[4096] = "";

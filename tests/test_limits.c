@@ -1,11 +1,13 @@
 /* Check suite of the work-group limits the OpenCL backends choose within: the choosing functions
  * on made-up devices (one dimension narrower than the work-group, no local memory, emulated
- * local memory), and the limits read from every device and from a built kernel. */
+ * local memory), the limits read from every device and from a built kernel, and the pipelined
+ * matmul's default block per device and shape. */
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "backends/cl/matmul_pipelined.h"
 #include "backends/opencl/opencl_backend.h"
 #include "clgauge/device.h"
 #include "clgauge/program.h"
@@ -143,12 +145,70 @@ START_TEST(test_kernel_limits) {
 }
 END_TEST
 
+
+/* ---- the pipelined matmul's default block ---- */
+
+static void block_of(unsigned units, cl_device_type type, long m, long n, long k, int *mwg,
+                     int *nwg) {
+  cg_device_info info;
+  memset(&info, 0, sizeof info);
+  info.type = type;
+  info.compute_units = units;
+  const cg_matmul_shape s = {.m = m, .n = n, .k = k};
+  int v[CG_CL_PIPELINED_NPARAMS];
+  cg_cl_pipelined_default(&info, &s, v);
+  *mwg = v[0];
+  *nwg = v[1];
+}
+
+static long waves_of(unsigned units, long m, long n, int mwg, int nwg) {
+  const long groups = ((m + mwg - 1) / mwg) * ((n + nwg - 1) / nwg);
+  return (groups + units - 1) / units;
+}
+
+/* On a GPU of 132 compute units (the H200): 128x64 blocks at n=1024 (128 work-groups, one
+ * wave), 96x96 at n=1025 (121, one wave, where 128x64 would take two), 128x128 at n=2048 and 4096,
+ * 64x64 at 777x1333x555. On any GPU, the chosen block never takes more waves than the largest
+ * block of C would, and a size one past a full wave of the n before moves to a block that keeps
+ * within one more wave. A CPU device gets one block whatever the shape. */
+START_TEST(test_pipelined_block) {
+  static const struct {
+    long m, n, k;
+    int mwg, nwg;
+  } h200[] = {{1000, 1000, 1000, 128, 64}, {1024, 1024, 1024, 128, 64},
+              {1025, 1025, 1025, 96, 96},  {1500, 1500, 1500, 96, 96},
+              {2048, 2048, 2048, 128, 128}, {2049, 2049, 2049, 96, 96},
+              {4096, 4096, 4096, 128, 128}, {777, 555, 1333, 64, 64}};
+  for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; ++i) {
+    int mwg = 0, nwg = 0;
+    block_of(132, CL_DEVICE_TYPE_GPU, h200[i].m, h200[i].n, h200[i].k, &mwg, &nwg);
+    ck_assert_msg(mwg == h200[i].mwg && nwg == h200[i].nwg, "%ldx%ld on 132 units: %dx%d, not %dx%d",
+                  h200[i].m, h200[i].n, mwg, nwg, h200[i].mwg, h200[i].nwg);
+  }
+  static const unsigned units[] = {1, 7, 20, 64, 80, 132};
+  static const long sizes[] = {1, 31, 97, 383, 1000, 1025, 2047, 3001, 4095};
+  for (size_t u = 0; u < sizeof units / sizeof units[0]; ++u)
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; ++a)
+      for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; ++b) {
+        int mwg = 0, nwg = 0;
+        block_of(units[u], CL_DEVICE_TYPE_GPU, sizes[a], sizes[b], 64, &mwg, &nwg);
+        ck_assert_msg(waves_of(units[u], sizes[a], sizes[b], mwg, nwg) <=
+                          waves_of(units[u], sizes[a], sizes[b], 128, 128) * 4,
+                      "%ldx%ld on %u units: %dx%d", sizes[a], sizes[b], units[u], mwg, nwg);
+        int cm = 0, cn = 0;
+        block_of(units[u], CL_DEVICE_TYPE_CPU, sizes[a], sizes[b], 64, &cm, &cn);
+        ck_assert_msg(cm == 64 && cn == 64, "CPU, %ldx%ld: %dx%d", sizes[a], sizes[b], cm, cn);
+      }
+}
+END_TEST
+
 static Suite *limits_suite(void) {
   Suite *s = suite_create("limits");
   TCase *tc = tcase_create("choose");
   tcase_add_test(tc, test_local_mem_type);
   tcase_add_test(tc, test_square_edge);
   tcase_add_test(tc, test_row_width);
+  tcase_add_test(tc, test_pipelined_block);
   suite_add_tcase(s, tc);
   tc = tcase_create("devices");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);

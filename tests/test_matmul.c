@@ -775,7 +775,8 @@ static void pipelined_product(const cg_impl *impl, const cg_backend_env *env, sh
 /* The pipelined variant with its default and with overridden parameters, at shapes on both sides
  * of its block of C and of its k-slice: blocks no power of two with work-groups whose items
  * share a slice's loads unevenly (9x10 of 3x5, k-slices of 2, scalar loads), float2 loads with
- * three vectors of padding, float4 with 8x8 outputs per work-item (as on a GPU); every element
+ * three vectors of padding, float4 with 8x8 outputs per work-item (as on a GPU), float2 with 6x6
+ * (the GPU's 96x96 block, smaller); every element
  * checked, every override reported as such. Values the kernel cannot take, or that cannot fit
  * the device with the overrides given, are refused naming --kernel-param and the overrides. */
 START_TEST(test_pipelined_overrides) {
@@ -797,6 +798,8 @@ START_TEST(test_pipelined_overrides) {
       {"MWG=9,NWG=10,KWG=2,WM=3,WN=5,VW=1", {{19, 23, 7}, {9, 10, 12}, {1, 1, 1}}},
       {"MWG=8,NWG=16,KWG=5,WM=2,WN=4,VW=2,PAD=3", {{17, 33, 11}, {8, 16, 5}}},
       {"MWG=16,NWG=32,KWG=8,WM=8,WN=8", {{33, 31, 17}}},
+      /* the GPU's 96x96 block in small: 6x6 outputs, float2 reads, a block no power of two */
+      {"MWG=24,NWG=36,KWG=16,WM=6,WN=6,VW=2", {{25, 37, 17}, {49, 1, 33}, {24, 36, 16}}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     cg_kernel_overrides ov;
@@ -1247,6 +1250,11 @@ START_TEST(test_registry) {
     if (is_cl(*b)) {
       ck_assert_msg(impl->kernel_params && cg_variant_index(impl->kernel_params, "TS") >= 0,
                     "cl: TS is not a kernel parameter");
+    } else if (strcmp((*b)->name, "clblast") == 0) {
+      /* CLBlast's Xgemm parameters, which CLBlastOverrideParameters takes */
+      ck_assert_msg(impl->kernel_params && cg_variant_index(impl->kernel_params, "XGEMM_MWG") >= 0 &&
+                        cg_variant_index(impl->kernel_params, "MWG") < 0,
+                    "clblast: the Xgemm parameters are not its kernel parameters");
     } else {
       ck_assert_msg(!impl->kernel_params || !impl->kernel_params[0],
                     "%s: kernel parameters without kernels", (*b)->name);

@@ -2,7 +2,11 @@
  * when malformed, of another schema or with bad entries; the search on every device (the best no
  * slower than the defaults in the same search, every setting it keeps one of the space's); and
  * the engine applying an entry (origin tuned), the command line winning over it, and other size
- * classes, devices and variants left at their defaults. */
+ * classes, devices and variants left at their defaults. CLBlast's Xgemm parameters: CLBlast's
+ * tuner's JSON read (a fixture the tuner wrote on PoCL) and refused when it is not one, an entry
+ * of them through the tuning file, the engine applying them to clblast records (origin tuned,
+ * still verified) and refusing an untuned record after them in the same process, and the tuner
+ * run for a device where it is installed. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +19,7 @@
 #include "clgauge/report.h"
 #include "clgauge/tune.h"
 #include "clgauge/workload.h"
+#include "clgauge/xgemm_tuner.h"
 #include "test_util.h"
 
 START_TEST(test_size_class) {
@@ -218,6 +223,44 @@ START_TEST(test_search) {
 }
 END_TEST
 
+/* An entry without parameters for that device (its name, platform and driver), workload, backend
+ * and variant. */
+static cg_tuning_entry entry_on(const cg_device_info *info, const char *workload,
+                                const char *backend, const char *variant) {
+  cg_tuning_entry e = {.best_ms = 1, .default_ms = 2, .candidates = 2};
+  snprintf(e.device, sizeof e.device, "%s", info->name);
+  snprintf(e.platform, sizeof e.platform, "%s", info->platform);
+  snprintf(e.driver, sizeof e.driver, "%s", info->driver_version);
+  snprintf(e.workload, sizeof e.workload, "%s", workload);
+  snprintf(e.backend, sizeof e.backend, "%s", backend);
+  snprintf(e.variant, sizeof e.variant, "%s", variant);
+  return e;
+}
+
+/* The job's one record of that backend on the device, with a tuning file and command-line
+ * overrides (each may be NULL): its status, its kernel configuration and its reason; an ok record
+ * verified. */
+static cg_status one_record(const cg_job *job, const char *backend, const cg_device_info *info,
+                            const cg_tuning *tuning, const cg_kernel_overrides *overrides,
+                            cg_kernel_config *ran, char *reason, size_t reason_size) {
+  const char *const backends[] = {backend, NULL};
+  const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = overrides,
+                            .tuning = tuning};
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  cg_error err = {0};
+  ck_assert_int_eq(cg_engine_run(job, &sel, info, &report, NULL, NULL, &err), CG_OK);
+  ck_assert_int_eq(report.count, 1);
+  const cg_record *r = &report.records[0];
+  const cg_status status = r->status;
+  *ran = r->kernel;
+  snprintf(reason, reason_size, "%s", r->reason);
+  if (status == CG_STATUS_OK)
+    ck_assert_msg(r->verify_error <= r->verify_tolerance, "rel err %g", r->verify_error);
+  cg_report_free(&report);
+  return status;
+}
+
 /* The kernel parameter a record of saxpy's cl backend ran with, and its origin. */
 static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
                      const cg_kernel_overrides *overrides, int n, cg_origin *origin) {
@@ -226,22 +269,17 @@ static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
   cg_error err = {0};
   ck_assert_int_eq(cg_params_set(&job.params, "n", n, &err), CG_OK);
   ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
-  static const char *const backends[] = {"cl", NULL};
-  const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = overrides,
-                            .tuning = tuning};
-  cg_report report;
-  cg_report_init(&report, 0, NULL);
-  ck_assert_int_eq(cg_engine_run(&job, &sel, info, &report, NULL, NULL, &err), CG_OK);
-  ck_assert_int_eq(report.count, 1);
-  const cg_record *r = &report.records[0];
-  ck_assert_msg(r->status == CG_STATUS_OK, "%s", r->reason);
+  cg_kernel_config ran;
+  char reason[1024];
+  ck_assert_msg(one_record(&job, "cl", info, tuning, overrides, &ran, reason, sizeof reason) ==
+                    CG_STATUS_OK,
+                "%s", reason);
   int wg = -1;
-  for (int k = 0; k < r->kernel.nparams; ++k)
-    if (strcmp(r->kernel.params[k].name, "WG") == 0) {
-      wg = r->kernel.params[k].value;
-      *origin = r->kernel.params[k].origin;
+  for (int k = 0; k < ran.nparams; ++k)
+    if (strcmp(ran.params[k].name, "WG") == 0) {
+      wg = ran.params[k].value;
+      *origin = ran.params[k].origin;
     }
-  cg_report_free(&report);
   return wg;
 }
 
@@ -256,13 +294,7 @@ START_TEST(test_engine_applies) {
   ck_assert(dflt_origin == CG_ORIGIN_DEFAULT || dflt_origin == CG_ORIGIN_FALLBACK);
   /* a setting unlike the default, and one the device takes */
   const int tuned = dflt > 1 ? dflt / 2 : 2;
-  cg_tuning_entry e = {.best_ms = 1, .default_ms = 2, .candidates = 2};
-  snprintf(e.device, sizeof e.device, "%s", info->name);
-  snprintf(e.platform, sizeof e.platform, "%s", info->platform);
-  snprintf(e.driver, sizeof e.driver, "%s", info->driver_version);
-  snprintf(e.workload, sizeof e.workload, "saxpy");
-  snprintf(e.backend, sizeof e.backend, "cl");
-  snprintf(e.variant, sizeof e.variant, "float4");
+  cg_tuning_entry e = entry_on(info, "saxpy", "cl", "float4");
   cg_job job;
   cg_job_init(&job, cg_workload_find("saxpy"));
   cg_error err = {0};
@@ -293,12 +325,208 @@ START_TEST(test_engine_applies) {
 }
 END_TEST
 
+
+/* ---- CLBlast's Xgemm parameters ---- */
+
+static const char fixture[] = CLGAUGE_SOURCE_DIR "/tests/data/clblast_xgemm_1_32.json";
+/* Its fastest result (time 0.118 ms of 9), in the order of cg_xgemm_params: GEMMK KREG KWG KWI
+ * MDIMA MDIMC MWG NDIMB NDIMC NWG SA SB STRM STRN VWM VWN. */
+static const int fixture_best[CG_XGEMM_NPARAMS] = {0, 1, 32, 2, 8, 8, 64, 8,
+                                                   8, 64, 1, 1, 0, 0,  4, 4};
+
+START_TEST(test_xgemm_read) {
+  cg_xgemm_best best;
+  cg_error err = {0};
+  ck_assert_msg(cg_xgemm_tuner_read(fixture, &best, &err) == CG_OK, "%s", err.msg);
+  for (int p = 0; p < CG_XGEMM_NPARAMS; ++p)
+    ck_assert_msg(best.values[p] == fixture_best[p], "%s: %d, not %d", cg_xgemm_params[p],
+                  best.values[p], fixture_best[p]);
+  ck_assert_double_eq_tol(best.ms, 0.118, 1e-9);
+  ck_assert_int_eq(best.results, 9);
+  ck_assert_int_eq(best.m, 128);
+  ck_assert_int_eq(best.n, 128);
+  ck_assert_int_eq(best.k, 128);
+  ck_assert_ptr_null(cg_xgemm_params[CG_XGEMM_NPARAMS]);
+  ck_assert_ptr_null(cg_xgemm_clblast_names[CG_XGEMM_NPARAMS]);
+
+  char dir[256], path[320];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/xgemm.json", dir);
+  static const struct {
+    const char *text, *says;
+  } bad[] = {
+      {"not json", "not a JSON object"},
+      {"{\"precision\": \"64\", \"results\": []}", "\"precision\" is not 32"},
+      {"{\"precision\": \"32\"}", "no \"results\""},
+      {"{\"precision\": \"32\", \"results\": []}", "no configuration"},
+      {"{\"precision\": \"32\", \"results\": [{\"kernel\": \"Xgemm\", \"time\": 1, \"parameters\": "
+       "{\"MWG\": 64}}]}",
+       "no whole GEMMK"},
+      {"{\"precision\": \"32\", \"results\": [{\"kernel\": \"XgemmDirect\", \"time\": 1, "
+       "\"parameters\": {}}]}",
+       "result 0 is not an Xgemm result"},
+  };
+  for (size_t b = 0; b < sizeof bad / sizeof bad[0]; ++b) {
+    cg_test_write_file(path, bad[b].text);
+    memset(&err, 0, sizeof err);
+    ck_assert_int_eq(cg_xgemm_tuner_read(path, &best, &err), CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, path) && strstr(err.msg, bad[b].says), "'%s': %s", bad[b].text,
+                  err.msg);
+  }
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* An entry of the clblast backend with the 16 parameters comes back as written. */
+START_TEST(test_xgemm_entry_round_trip) {
+  char dir[256], path[320];
+  cg_test_tempdir(dir, sizeof dir);
+  snprintf(path, sizeof path, "%s/tuning.json", dir);
+  cg_tuning_entry e = entry("GPU A", "sgemm", 15, 8);
+  snprintf(e.backend, sizeof e.backend, "clblast");
+  memset(&e.params, 0, sizeof e.params);
+  cg_error err = {0};
+  for (int p = 0; p < CG_XGEMM_NPARAMS; ++p)
+    ck_assert_int_eq(
+        cg_kernel_overrides_add(&e.params, cg_xgemm_params[p], fixture_best[p], CG_ORIGIN_TUNED,
+                                &err),
+        CG_OK);
+  cg_tuning t = {0}, back = {0};
+  ck_assert_int_eq(cg_tuning_put(&t, &e, &err), CG_OK);
+  ck_assert_int_eq(cg_tuning_save(path, &t, &err), CG_OK);
+  ck_assert_msg(cg_tuning_load(path, &back, &err) == CG_OK, "%s", err.msg);
+  const cg_device_info ga = device_named("GPU A");
+  const cg_tuning_entry *got = cg_tuning_find(&back, &ga, "matmul", "clblast", "sgemm", 15);
+  ck_assert_ptr_nonnull(got);
+  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "cl", "sgemm", 15));
+  ck_assert_int_eq(got->params.count, CG_XGEMM_NPARAMS);
+  for (int p = 0; p < CG_XGEMM_NPARAMS; ++p) {
+    cg_origin origin = CG_ORIGIN_DEFAULT;
+    ck_assert_int_eq(cg_kernel_override(&got->params, cg_xgemm_params[p], -1, &origin),
+                     fixture_best[p]);
+    ck_assert_int_eq(origin, CG_ORIGIN_TUNED);
+  }
+  cg_tuning_free(&back);
+  cg_tuning_free(&t);
+  cg_test_rmtree(dir);
+}
+END_TEST
+
+/* One clblast matmul record on the device at an awkward shape (one_record). */
+static cg_status clblast_record(const cg_device_info *info, const cg_tuning *tuning,
+                                const cg_kernel_overrides *overrides, cg_kernel_config *ran,
+                                char *reason, size_t reason_size) {
+  cg_job job;
+  cg_job_init(&job, cg_workload_find("matmul"));
+  cg_error err = {0};
+  ck_assert_int_eq(cg_params_set(&job.params, "m", 131, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "n", 67, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "k", 97, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "loops", 1, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
+  return one_record(&job, "clblast", info, tuning, overrides, ran, reason, reason_size);
+}
+
+/* A tuning entry of CLBlast's parameters (the fixture's best) is applied to the device's clblast
+ * record: its configuration lists the 16 with origin tuned, and it still verifies. CLBlast keeps
+ * them for the rest of the process, so an untuned record after it is refused, saying why; an
+ * incomplete set on the command line is refused naming what is missing. */
+START_TEST(test_xgemm_applied) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  const cg_device_info *info = &list.items[_i];
+  char reason[1024];
+  cg_kernel_config ran;
+  cg_kernel_overrides partial = {0};
+  cg_error err = {0};
+  ck_assert_int_eq(cg_kernel_overrides_parse(&partial, "XGEMM_MWG=64", &err), CG_OK);
+  ck_assert_int_eq(clblast_record(info, NULL, &partial, &ran, reason, sizeof reason),
+                   CG_STATUS_ERROR);
+  ck_assert_msg(strstr(reason, "16 parameters together") && strstr(reason, "XGEMM_VWN") &&
+                    !strstr(reason, "XGEMM_MWG,"),
+                "%s", reason);
+
+  const cg_status untuned = clblast_record(info, NULL, NULL, &ran, reason, sizeof reason);
+  ck_assert_msg(untuned == CG_STATUS_OK, "untuned on %s: %s", info->name, reason);
+  ck_assert_int_eq(ran.nparams, 0);
+
+  cg_tuning_entry e = entry_on(info, "matmul", "clblast", "sgemm");
+  e.size_class = cg_size_class(2.0 * 131 * 67 * 97);
+  for (int p = 0; p < CG_XGEMM_NPARAMS; ++p)
+    ck_assert_int_eq(cg_kernel_overrides_add(&e.params, cg_xgemm_params[p], fixture_best[p],
+                                             CG_ORIGIN_TUNED, &err),
+                     CG_OK);
+  cg_tuning t = {0};
+  ck_assert_int_eq(cg_tuning_put(&t, &e, &err), CG_OK);
+  ck_assert_msg(clblast_record(info, &t, NULL, &ran, reason, sizeof reason) == CG_STATUS_OK,
+                "tuned on %s: %s", info->name, reason);
+  ck_assert_int_eq(ran.nparams, CG_XGEMM_NPARAMS);
+  for (int p = 0; p < CG_XGEMM_NPARAMS; ++p) {
+    ck_assert_str_eq(ran.params[p].name, cg_xgemm_params[p]);
+    ck_assert_int_eq(ran.params[p].value, fixture_best[p]);
+    ck_assert_int_eq(ran.params[p].origin, CG_ORIGIN_TUNED);
+  }
+  /* the same parameters again run; none after them is refused */
+  ck_assert_int_eq(clblast_record(info, &t, NULL, &ran, reason, sizeof reason), CG_STATUS_OK);
+  ck_assert_int_eq(clblast_record(info, NULL, NULL, &ran, reason, sizeof reason),
+                   CG_STATUS_UNSUPPORTED);
+  ck_assert_msg(strstr(reason, "--no-tuned") && strstr(reason, "XGEMM_MWG=64"), "%s", reason);
+  cg_tuning_free(&t);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* CLBlast's tuner on the first device, at a tiny shape and fraction, where it is installed (its
+ * best has all 16 parameters); a program that is not there is CG_UNSUPPORTED, one that fails
+ * before writing its results an error naming its log. */
+START_TEST(test_xgemm_tuner_run) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  const cg_device_info *info = &list.items[0];
+  char dir[256];
+  cg_test_tempdir(dir, sizeof dir);
+  cg_xgemm_tuner_job job = {.program = "clgauge-no-such-tuner", .platform = info->platform_index,
+                            .device = info->device_index, .m = 100, .n = 1, .k = 7,
+                            .fraction = 64, .budget_s = 120, .workdir = dir};
+  cg_xgemm_best best;
+  cg_error err = {0};
+  ck_assert_int_eq(cg_xgemm_tuner_run(&job, &best, &err), CG_UNSUPPORTED);
+  ck_assert_msg(strstr(err.msg, "clgauge-no-such-tuner") && strstr(err.msg, "clblast-utils"), "%s",
+                err.msg);
+  job.program = "false";
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(cg_xgemm_tuner_run(&job, &best, &err), CG_ERROR);
+  ck_assert_msg(strstr(err.msg, "tuner.log") && strstr(err.msg, "exit status 1"), "%s", err.msg);
+  job.fraction = 0.5;
+  memset(&err, 0, sizeof err);
+  ck_assert_int_eq(cg_xgemm_tuner_run(&job, &best, &err), CG_BAD_INPUT);
+  ck_assert_msg(strstr(err.msg, "0.5"), "%s", err.msg);
+  job.fraction = 64;
+  job.program = "clblast_tuner_xgemm";
+  memset(&err, 0, sizeof err);
+  const cg_rc rc = cg_xgemm_tuner_run(&job, &best, &err);
+  if (rc != CG_UNSUPPORTED) { /* installed */
+    ck_assert_msg(rc == CG_OK, "on %s: %s", info->name, err.msg);
+    ck_assert_int_ge(best.results, 1);
+    ck_assert_int_eq(best.m, 128);
+    ck_assert_int_eq(best.n, 128);
+    ck_assert_int_eq(best.k, 128);
+    ck_assert(best.ms > 0);
+    ck_assert_int_ge(best.values[6], 16); /* MWG */
+  }
+  cg_test_rmtree(dir);
+  cg_device_list_free(&list);
+}
+END_TEST
+
 static Suite *tune_suite(void) {
   Suite *s = suite_create("tune");
   TCase *file = tcase_create("file");
   tcase_add_test(file, test_size_class);
   tcase_add_test(file, test_file_round_trip);
   tcase_add_test(file, test_file_refused);
+  tcase_add_test(file, test_xgemm_read);
+  tcase_add_test(file, test_xgemm_entry_round_trip);
   suite_add_tcase(s, file);
   const int devices = cg_test_device_count();
   if (devices > 0) {
@@ -306,6 +534,8 @@ static Suite *tune_suite(void) {
     tcase_set_timeout(dev, 120);
     tcase_add_loop_test(dev, test_search, 0, devices);
     tcase_add_loop_test(dev, test_engine_applies, 0, devices);
+    tcase_add_loop_test(dev, test_xgemm_applied, 0, devices);
+    tcase_add_test(dev, test_xgemm_tuner_run);
     suite_add_tcase(s, dev);
   }
   return s;

@@ -5,6 +5,7 @@
 
 #include "clgauge/engine.h"
 #include "clgauge/tuning.h"
+#include "clgauge/xgemm_tuner.h"
 
 /* Called after each candidate setting: its index (0: the defaults), how many the search has
  * planned so far, the setting, its steady time per iteration (NAN when it failed, with why), and
@@ -24,5 +25,15 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
                       const char *backend, const char *variant, double budget_s,
                       cg_tune_progress_fn progress, void *ctx, cg_tuning_entry *out,
                       cg_error *err);
+
+/* Tune CLBlast's GEMM for the matmul job on the device with CLBlast's own tuner (*tuner gives the
+ * program, fraction, budget and folder; the device's indexes and the job's shape are filled in
+ * here), then run the job's clblast record untuned and with the tuner's best, each a full record
+ * verified against the reference, and keep the best only if it beats the untuned one (an entry
+ * without parameters otherwise). The untuned record runs first: CLBlast keeps an override for the
+ * rest of the process. Progress: index 0 the untuned record, 1 the tuned one. */
+cg_rc cg_tune_clblast(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
+                      const cg_xgemm_tuner_job *tuner, cg_tune_progress_fn progress, void *ctx,
+                      cg_tuning_entry *out, cg_error *err);
 
 #endif

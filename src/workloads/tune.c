@@ -9,6 +9,7 @@
 #include "clgauge/backend.h"
 #include "clgauge/clock.h"
 #include "clgauge/tune.h"
+#include "workloads/tune_run.h"
 
 enum { MAX_PASSES = 3, MAX_TRIED = 256 };
 
@@ -43,40 +44,79 @@ static bool was_tried(const search *s, const setting *st) {
   return false;
 }
 
+double cg_tune_run_once(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
+                        const char *backend, const char *variant,
+                        const cg_kernel_overrides *overrides, cg_kernel_config *ran, char *why,
+                        size_t why_size) {
+  cg_selection one = *sel;
+  const char *backends[2] = {backend, NULL}, *variants[2] = {variant, NULL};
+  one.backends = backends;
+  one.variants = variants;
+  one.overrides = overrides;
+  one.tuning = NULL;
+  one.scope = NULL;
+  cg_report report;
+  cg_report_init(&report, 0, NULL);
+  cg_error err = {0};
+  double ms = NAN;
+  if (ran) memset(ran, 0, sizeof *ran);
+  if (cg_engine_run(job, &one, device, &report, NULL, NULL, &err) != CG_OK) {
+    snprintf(why, why_size, "%.400s", err.msg);
+  } else {
+    const cg_record *rec = NULL;
+    for (int i = 0; i < report.count; ++i)
+      if (strcmp(report.records[i].backend, backend) == 0 &&
+          strcmp(report.records[i].variant, variant) == 0)
+        rec = &report.records[i];
+    if (!rec) {
+      snprintf(why, why_size, "no record of %s/%s", backend, variant);
+    } else if (rec->status != CG_STATUS_OK) {
+      snprintf(why, why_size, "%s: %.400s", cg_status_name(rec->status), rec->reason);
+    } else {
+      ms = cg_per_iter(rec->steady_complete.median, rec->iters_per_run);
+      if (!isfinite(ms)) snprintf(why, why_size, "no steady time");
+      if (ran) *ran = rec->kernel;
+    }
+  }
+  cg_report_free(&report);
+  return ms;
+}
+
+void cg_tune_entry_key(const cg_job *job, const cg_device_info *device, const char *backend,
+                       const char *variant, cg_tuning_entry *out) {
+  const cg_workload *w = job->workload;
+  memset(out, 0, sizeof *out);
+  snprintf(out->device, sizeof out->device, "%s", device->name);
+  snprintf(out->platform, sizeof out->platform, "%s", device->platform);
+  snprintf(out->driver, sizeof out->driver, "%s", device->driver_version);
+  snprintf(out->workload, sizeof out->workload, "%s", w->name);
+  snprintf(out->backend, sizeof out->backend, "%s", backend);
+  snprintf(out->variant, sizeof out->variant, "%s", variant);
+  out->size_class = cg_size_class(w->flops_per_iter(&job->params));
+  size_t used = 0;
+  for (int i = 0; i < job->params.count && used < sizeof out->shape; ++i)
+    used += (size_t)snprintf(out->shape + used, sizeof out->shape - used, "%s%s=%g",
+                             used ? "," : "", job->params.desc[i].name, job->params.v[i]);
+  const time_t now = time(NULL);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
 /* Run the job with the setting: its steady time per iteration, or NAN with why. `chosen` gets
  * the values the kernel ran with (the implementation's choices where the setting leaves one
  * UNSET; a fallback's smaller value where the device made it smaller). */
 static double measure(search *s, const setting *st, setting *chosen, char *why, size_t why_size) {
   cg_kernel_overrides o;
   overrides_of(s, st, &o);
-  s->sel.overrides = &o;
-  cg_report report;
-  cg_report_init(&report, 0, NULL);
-  cg_error err = {0};
-  double ms = NAN;
+  cg_kernel_config ran;
   *chosen = *st;
-  if (cg_engine_run(s->job, &s->sel, s->device, &report, NULL, NULL, &err) != CG_OK) {
-    snprintf(why, why_size, "%.400s", err.msg);
-  } else {
-    const cg_record *rec = NULL;
-    for (int i = 0; i < report.count; ++i)
-      if (strcmp(report.records[i].backend, s->backend) == 0 &&
-          strcmp(report.records[i].variant, s->variant) == 0)
-        rec = &report.records[i];
-    if (!rec) {
-      snprintf(why, why_size, "no record of %s/%s", s->backend, s->variant);
-    } else if (rec->status != CG_STATUS_OK) {
-      snprintf(why, why_size, "%s: %.400s", cg_status_name(rec->status), rec->reason);
-    } else {
-      ms = cg_per_iter(rec->steady_complete.median, rec->iters_per_run);
-      if (!isfinite(ms)) snprintf(why, why_size, "no steady time");
-      for (int a = 0; a < s->space->naxes; ++a)
-        for (int k = 0; k < rec->kernel.nparams; ++k)
-          if (strcmp(rec->kernel.params[k].name, s->space->axes[a].name) == 0)
-            chosen->v[a] = rec->kernel.params[k].value;
-    }
-  }
-  cg_report_free(&report);
+  const double ms = cg_tune_run_once(s->job, &s->sel, s->device, s->backend, s->variant, &o, &ran,
+                                     why, why_size);
+  for (int a = 0; a < s->space->naxes; ++a)
+    for (int k = 0; k < ran.nparams; ++k)
+      if (strcmp(ran.params[k].name, s->space->axes[a].name) == 0)
+        chosen->v[a] = ran.params[k].value;
   if (s->ntried < MAX_TRIED) s->tried[s->ntried++] = *st;
   if (s->ntried < MAX_TRIED && memcmp(chosen, st, sizeof *st) != 0)
     s->tried[s->ntried++] = *chosen;
@@ -109,13 +149,8 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
     for (int m = 0; m < CG_MAX_MODES && w->modes->names[m]; ++m)
       one.modes[m] = strcmp(w->modes->names[m], space->mode) == 0;
   }
-  const char *backends[2] = {backend, NULL}, *variants[2] = {variant, NULL};
   s->job = &one;
   s->sel = *sel;
-  s->sel.backends = backends;
-  s->sel.variants = variants;
-  s->sel.tuning = NULL;
-  s->sel.scope = NULL;
   s->device = device;
   s->backend = backend;
   s->variant = variant;
@@ -179,18 +214,7 @@ done:
       best_ms = default_ms;
     }
   }
-  memset(out, 0, sizeof *out);
-  snprintf(out->device, sizeof out->device, "%s", device->name);
-  snprintf(out->platform, sizeof out->platform, "%s", device->platform);
-  snprintf(out->driver, sizeof out->driver, "%s", device->driver_version);
-  snprintf(out->workload, sizeof out->workload, "%s", w->name);
-  snprintf(out->backend, sizeof out->backend, "%s", backend);
-  snprintf(out->variant, sizeof out->variant, "%s", variant);
-  out->size_class = cg_size_class(w->flops_per_iter(&job->params));
-  size_t used = 0;
-  for (int i = 0; i < job->params.count && used < sizeof out->shape; ++i)
-    used += (size_t)snprintf(out->shape + used, sizeof out->shape - used, "%s%s=%g",
-                             used ? "," : "", job->params.desc[i].name, job->params.v[i]);
+  cg_tune_entry_key(job, device, backend, variant, out);
   cg_kernel_overrides o;
   overrides_of(s, &best, &o);
   for (int i = 0; i < o.count; ++i) o.items[i].origin = CG_ORIGIN_TUNED;
@@ -198,10 +222,6 @@ done:
   out->best_ms = best_ms;
   out->default_ms = default_ms;
   out->candidates = candidates;
-  const time_t now = time(NULL);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  strftime(out->date, sizeof out->date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 cleanup:
   free(s);
   return rc;

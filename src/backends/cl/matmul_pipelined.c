@@ -3,12 +3,14 @@
  * default: too many work-items per group, or too much local memory. */
 #include "backends/cl/matmul_pipelined.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 /* In the order of cl/matmul.cl's build options. */
 enum { P_MWG, P_NWG, P_KWG, P_WM, P_WN, P_VW, P_PAD, P_COUNT };
+_Static_assert((int)P_COUNT == (int)CG_CL_PIPELINED_NPARAMS, "the header's count of parameters");
 const char *const cg_cl_pipelined_params[] = {"MWG", "NWG", "KWG", "WM", "WN", "VW", "PAD", NULL};
 
 typedef struct pipe_config {
@@ -32,36 +34,74 @@ static long groups(const pipe_config *c, const cg_matmul_shape *s) {
   return gm * gn;
 }
 
-/* The default on a GPU: the largest block of C of this ladder that still gives at least 7/8 of
- * the compute units a work-group (at n=1000, 128x128 blocks would leave half of the H200's 132
- * idle; 128x64 fills them). The smaller blocks take 4x4 outputs per work-item, so that a
- * work-group keeps 256 or 64 work-items to hide latency with. Rungs 1, 2 and 4 are the best of
- * the candidates measured on the H200 at n=4096, n=1000 and 555^3, the sizes where they run
- * (bench/RESULTS.md); rung 3, between them, was not measured at a size that picks it (such as
- * 777x1333x555, where it gives 117 work-groups). On a CPU device, rung 3: a CPU driver runs a
- * work-group's items in loops on one core, and the accumulators of 8x8 per item would not stay
- * in its registers (measured on PoCL and rusticl: bench/RESULTS.md). */
-static const int ladder[][P_COUNT] = {
-    {128, 128, 8, 8, 8, 4, 1},
-    {128, 64, 16, 8, 8, 4, 1},
-    {64, 64, 16, 4, 4, 4, 1},
-    {32, 32, 32, 4, 4, 4, 1},
+/* The default on a GPU: of these blocks of C, the one that takes the least time by a model of
+ * wave quantisation. A device runs its work-groups in waves of one per compute unit, so a block
+ * count just above a multiple of the compute units pays a whole wave for a few groups: at n=1025,
+ * 128x64 blocks give 153 work-groups for the H200's 132 compute units, two waves, and ran at 17.4
+ * TFLOP/s against 32.4 at n=1024; 96x96 blocks give 121, one wave, 28.7. The model's time is
+ * waves * (the block's area) / (the block's rate), the rates being those the blocks reached at
+ * n=4096 on the H200, where their waves are nearly full (bench/RESULTS.md, 2026-12-04); at all 15
+ * shapes measured there, from 777x1333x555 to 4096^3, it picked the fastest of these four
+ * blocks. The 96x96 block takes 6x6 outputs per work-item, so that it keeps 256 work-items (with
+ * 8x8, 144, it ran 30% slower). The 32x32 block's rate was not measured at n=4096: its weight
+ * is the one that reproduces its lead over 64x64 blocks at 555^3 (13.7 against 11.9 TFLOP/s on
+ * the H200, 2026-12-03: three waves of small blocks against one of large). On a CPU device, the 64x64 block: a CPU driver runs a work-group's items in loops
+ * on one core, and the accumulators of 8x8 per item would not stay in its registers (measured on
+ * PoCL and rusticl: bench/RESULTS.md). */
+static const struct {
+  int v[P_COUNT];
+  double rate; /* TFLOP/s, relative weights only */
+} gpu_blocks[] = {
+    {{128, 128, 8, 8, 8, 4, 1}, 44.0}, {{128, 64, 16, 8, 8, 4, 1}, 42.0},
+    {{96, 96, 16, 6, 6, 2, 1}, 40.0},  {{64, 64, 16, 4, 4, 4, 1}, 30.0},
+    {{32, 32, 32, 4, 4, 4, 1}, 26.0},
 };
-enum { LADDER = sizeof ladder / sizeof ladder[0], CPU_RUNG = 2 };
+enum { GPU_BLOCKS = sizeof gpu_blocks / sizeof gpu_blocks[0], CPU_BLOCK = 3 };
+
+static long compute_units(const cg_device_info *info) {
+  return info->compute_units ? (long)info->compute_units : 1;
+}
+
+static long waves(const pipe_config *c, const cg_matmul_shape *s, long units) {
+  return (groups(c, s) + units - 1) / units;
+}
+
+/* The share of the work-groups' slots in its waves that hold elements of C: 1 when the blocks
+ * tile C exactly in whole waves. */
+static double wave_efficiency(const pipe_config *c, const cg_matmul_shape *s, long units) {
+  const double slots = (double)waves(c, s, units) * (double)units * c->v[P_MWG] * c->v[P_NWG];
+  return (double)s->m * (double)s->n / slots;
+}
 
 static void choose_default(const cg_device_info *info, const cg_matmul_shape *s, pipe_config *c) {
   for (int i = 0; i < P_COUNT; ++i) c->origin[i] = CG_ORIGIN_DEFAULT;
-  const long units = info->compute_units ? (long)info->compute_units : 1;
-  int rung = 0;
-  if (info->type & CL_DEVICE_TYPE_CPU)
-    rung = CPU_RUNG;
-  else
-    for (; rung < LADDER - 1; ++rung) {
-      memcpy(c->v, ladder[rung], sizeof c->v);
-      if (groups(c, s) * 8 >= units * 7) break;
+  int best = CPU_BLOCK;
+  if (!(info->type & CL_DEVICE_TYPE_CPU)) {
+    const long units = compute_units(info);
+    double best_cost = INFINITY;
+    for (int b = 0; b < GPU_BLOCKS; ++b) {
+      memcpy(c->v, gpu_blocks[b].v, sizeof c->v);
+      const double cost = (double)waves(c, s, units) * c->v[P_MWG] * c->v[P_NWG] / gpu_blocks[b].rate;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = b;
+      }
     }
-  memcpy(c->v, ladder[rung], sizeof c->v);
+  }
+  memcpy(c->v, gpu_blocks[best].v, sizeof c->v);
 }
+
+void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *shape,
+                             int values[CG_CL_PIPELINED_NPARAMS]) {
+  pipe_config c;
+  choose_default(info, shape, &c);
+  memcpy(values, c.v, sizeof c.v);
+}
+
+/* A tuned setting serves a size class (tuning.h), whose shapes may fall into waves differently:
+ * n=1024 and n=1025 share one, and the 128x64 block tuned at 1024 takes two waves at 1025. A
+ * tuned block that would fill its waves less than this share of the default's is not used. */
+#define TUNED_WAVE_SHARE 0.85
 
 /* "MWG=64,KWG=8": the overridden parameters, for messages. */
 static void overrides_text(const pipe_config *c, char *out, size_t size) {
@@ -149,10 +189,32 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
   const cg_device_info *info = cg_device_get_info(mm->dev);
   cg_cl_group_limits dev;
   CG_TRY(cg_cl_device_limits(info, &dev, err));
-  pipe_config c, dflt;
-  choose_default(info, &mm->shape, &c);
-  for (int i = 0; i < P_COUNT; ++i)
+  pipe_config c, dflt, own;
+  choose_default(info, &mm->shape, &own);
+  c = own;
+  bool tuned = false, overridden_block = false;
+  for (int i = 0; i < P_COUNT; ++i) {
     c.v[i] = cg_kernel_override(env->overrides, cg_cl_pipelined_params[i], c.v[i], &c.origin[i]);
+    tuned |= c.origin[i] == CG_ORIGIN_TUNED;
+    overridden_block |= (i == P_MWG || i == P_NWG) && c.origin[i] == CG_ORIGIN_OVERRIDE;
+  }
+  const long units = compute_units(info);
+  if (tuned && !overridden_block && !(info->type & CL_DEVICE_TYPE_CPU) &&
+      wave_efficiency(&c, &mm->shape, units) <
+          TUNED_WAVE_SHARE * wave_efficiency(&own, &mm->shape, units)) {
+    char line[256];
+    snprintf(line, sizeof line,
+             "the tuned block %dx%d would fill %.0f%% of its waves at this shape, the default "
+             "%dx%d %.0f%%: the default parameters ran",
+             c.v[P_MWG], c.v[P_NWG], 100 * wave_efficiency(&c, &mm->shape, units),
+             own.v[P_MWG], own.v[P_NWG], 100 * wave_efficiency(&own, &mm->shape, units));
+    cg_backend_warn(env, line);
+    for (int i = 0; i < P_COUNT; ++i)
+      if (c.origin[i] == CG_ORIGIN_TUNED) {
+        c.v[i] = own.v[i];
+        c.origin[i] = CG_ORIGIN_DEFAULT;
+      }
+  }
   dflt = c;
   char given[160], why[200];
   overrides_text(&c, given, sizeof given);

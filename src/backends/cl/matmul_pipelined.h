@@ -1,5 +1,5 @@
 /* Private to src/backends/cl: the parameters of the pipelined matmul kernel (cl/matmul.cl's
- * matmul_pipelined): the default for a device and shape, --kernel-param overrides, and the
+ * matmul_pipelined): the default for a device and shape (by the device's compute units), --kernel-param overrides, and the
  * fallback to smaller parameters where the device's limits require it. */
 #ifndef CLGAUGE_CL_MATMUL_PIPELINED_H
 #define CLGAUGE_CL_MATMUL_PIPELINED_H
@@ -13,5 +13,13 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
 
 /* The names of its parameters, NULL-terminated (the -D macros of cl/matmul.cl). */
 extern const char *const cg_cl_pipelined_params[];
+enum { CG_CL_PIPELINED_NPARAMS = 7 };
+
+/* The parameters the build starts from for that device and shape (in the order of
+ * cg_cl_pipelined_params), before overrides, tuned values and the device's limits: on a GPU, the
+ * block of C with the least time by a model of wave quantisation over the device's compute
+ * units; on a CPU device, one block for every shape. */
+void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *shape,
+                             int values[CG_CL_PIPELINED_NPARAMS]);
 
 #endif

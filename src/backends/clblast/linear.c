@@ -6,6 +6,7 @@
 
 #include "backends/backends.h"
 #include "backends/clblast/prebuild.h"
+#include "backends/clblast/xgemm_override.h"
 #include "backends/opencl/cl_linear_common.h"
 
 /* The first command of a pinned batch must wait for the batch's upload on the other queue, and
@@ -101,6 +102,7 @@ static cg_rc clblast_linear_prepare(const cg_backend_env *env, const char *varia
       CG_CL_LINEAR_ROWS | CG_CL_LINEAR_UPDATE | (resident ? CG_CL_LINEAR_GATHER : 0u);
   /* compile covers cl/linear.cl, and CLBlast's GEMM program (both products'), built here
    * rather than inside the first epoch */
+  cg_clblast_xgemm_warn(env);
   CG_TRY(cg_cl_linear_create(env, mode, problem, true, kernels, &l, out, err));
   double library_ms = 0;
   CG_TRY(cg_clblast_prebuild(env, l->queue, CG_CLBLAST_SGEMM, &library_ms, err));

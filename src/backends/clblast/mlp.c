@@ -8,6 +8,7 @@
 
 #include "backends/backends.h"
 #include "backends/clblast/prebuild.h"
+#include "backends/clblast/xgemm_override.h"
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
 
@@ -58,6 +59,7 @@ static cg_rc clblast_mlp_prepare(const cg_backend_env *env, const char *variant,
   const cg_mlp_setup *setup = problem;
   clblast_mlp *m = calloc(1, sizeof *m);
   CG_CHECK(m, CG_ERROR, "out of memory");
+  cg_clblast_xgemm_warn(env);
   const cg_device *dev = cg_cl_env_device(env);
   const cg_device_info *info = cg_device_get_info(dev);
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));

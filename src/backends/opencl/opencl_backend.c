@@ -34,14 +34,16 @@ cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *
     tally->builds++;
     if (result.origin == CG_BUILT_FROM_CACHE) tally->cached++;
   }
-  if (result.warning[0] && env->warning && env->warning_size > 0) {
-    /* several builds of one record may each leave one: kept one after the other */
-    const size_t used = strnlen(env->warning, env->warning_size);
-    if (used + 1 < env->warning_size)
-      snprintf(env->warning + used, env->warning_size - used, "%s%s", used ? "; " : "",
-               result.warning);
-  }
+  if (result.warning[0]) cg_backend_warn(env, result.warning);
   return rc;
+}
+
+void cg_backend_warn(const cg_backend_env *env, const char *text) {
+  if (!env->warning || env->warning_size == 0) return;
+  /* several builds of one record may each leave one: kept one after the other */
+  const size_t used = strnlen(env->warning, env->warning_size);
+  if (used + 1 < env->warning_size)
+    snprintf(env->warning + used, env->warning_size - used, "%s%s", used ? "; " : "", text);
 }
 
 const char *cg_build_tally_kind(const cg_build_tally *tally) {

@@ -31,6 +31,8 @@ typedef struct cg_build_tally {
  * build. */
 cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *options,
                        cl_program *out, cg_build_tally *tally, cg_error *err);
+/* Append one line to what the record says went wrong without failing it (env->warning). */
+void cg_backend_warn(const cg_backend_env *env, const char *text);
 /* "cache" when every build came from the binary cache, else "source". */
 const char *cg_build_tally_kind(const cg_build_tally *tally);
 
