@@ -19,6 +19,7 @@
  *
  * Work-group sizes are chosen at run time (powers of two, no reqd_work_group_size), so that a
  * driver that allows few work-items per kernel (rusticl on llvmpipe: 32) runs them unchanged. */
+#include "linear_rows.cl"
 
 /* Offset of row r's first element, and its label. */
 inline ulong row_offset(const int F, __global const int *idx, const int gather, const ulong off,
@@ -273,14 +274,9 @@ __kernel void linear_epoch(const int S, const int batch, const int F, const int 
     for (int r = lid; r < n; r += L) {
       __global float *z = g + (size_t)r * (size_t)C;
       const int label = lab[idx[off + (ulong)r]];
-      float m = -INFINITY;
-      for (int c = 0; c < C; ++c) m = fmax(m, z[c]);
-      float s = 0.0f;
-      for (int c = 0; c < C; ++c) s += exp(z[c] - m);
-      const float zlabel = z[label], inv_s = 1.0f / s;
-      for (int c = 0; c < C; ++c)
-        z[c] = (exp(z[c] - m) * inv_s - (c == label ? 1.0f : 0.0f)) * inv_n;
-      loss += log(s) - (zlabel - m);
+      float row_loss;
+      CG_SOFTMAX_ROW(z, C, label, inv_n, row_loss);
+      loss += row_loss;
     }
     loss = group_sum(loss, scratch);
     barrier(CLK_GLOBAL_MEM_FENCE); /* g written, read below by other work-items */
@@ -312,14 +308,7 @@ __kernel void linear_epoch(const int S, const int batch, const int F, const int 
     barrier(CLK_GLOBAL_MEM_FENCE); /* the model written before the next batch reads it */
     if (lid == 0) {
       const float v = loss / (float)n;
-      if (k == 0) {
-        sum = v;
-        err = 0.0f;
-      } else {
-        const float y = v - err, t = sum + y;
-        err = (t - sum) - y;
-        sum = t;
-      }
+      cg_loss_add(&sum, &err, v, k == 0);
     }
   }
   if (lid == 0) {

@@ -261,13 +261,22 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
     return;
   }
   const bool pinned = strcmp(mode, "pinned") == 0, resident = strcmp(mode, "resident") == 0;
-  const char *wanted[6];
+  const char *wanted[8];
   int n = 0;
   if (strcmp(b->name, "cl") == 0 && strcmp(variant, "epoch") == 0) {
     wanted[n++] = "WG_EPOCH"; /* one kernel, resident only */
   } else if (strcmp(b->name, "cl") == 0) {
     wanted[n++] = "WG_FORWARD";
     wanted[n++] = "WG_UPDATE";
+    if (resident) { /* the persistent path: which ran, said in the path (test_persistent) */
+      wanted[n++] = "PERSIST";
+      const cg_kernel_param *on = find_param(k, "PERSIST");
+      if (on && on->value == 1) {
+        wanted[n++] = "PGROUPS";
+        wanted[n++] = "WG_PERSIST";
+      }
+      ck_assert_msg(k->path[0], "%s: no kernel path in resident mode", name);
+    }
   } else {
     wanted[n++] = "WG_ROWS";
     if (resident) wanted[n++] = "WG_GATHER";
@@ -279,6 +288,11 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
   for (int i = 0; i < n; ++i) {
     const cg_kernel_param *p = find_param(k, wanted[i]);
     ck_assert_msg(p, "%s, %s: no %s in the kernel configuration", name, mode, wanted[i]);
+    if (strcmp(p->name, "PERSIST") == 0 || strcmp(p->name, "PGROUPS") == 0) {
+      ck_assert_msg(p->value == 0 || p->value == 1 || strcmp(p->name, "PGROUPS") == 0,
+                    "%s: PERSIST=%d", name, p->value);
+      continue; /* any origin: test_persistent overrides them */
+    }
     ck_assert_msg(p->value >= 1, "%s, %s: %s = %d", name, mode, p->name, p->value);
     if (strcmp(p->name, "GROUP") == 0) {
       if (group > 0) {
@@ -785,6 +799,103 @@ START_TEST(test_transfers_agree) {
 }
 END_TEST
 
+/* The fused variant's persistent path in resident mode (src/backends/cl/linear_persistent.c)
+ * against the host on every device: one work-group (its barriers pass alone), a few (resident
+ * or not: the check decides), far too many for the check (launches), and too many without the
+ * check (PERSIST=2: the launch fails at its barrier and the epoch is redone with launches).
+ * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices. */
+START_TEST(test_persistent) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  ck_assert_int_lt(_i, list.count);
+  const cg_device_info *info = &list.items[_i];
+  const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), "linear");
+  ck_assert_ptr_nonnull(impl);
+  void *dev = NULL;
+  const char *no_time = NULL;
+  cg_error err = {0};
+  ck_assert_msg(impl->backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
+  const struct {
+    const char *params, *path;
+    int launches_after; /* per batch once the first epoch has run: -1 for one per epoch */
+  } cases[] = {
+      {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
+      {"PERSIST=1,PGROUPS=2", NULL, 0},
+      {"PERSIST=2,PGROUPS=2", NULL, 0}, /* two groups' data path where they do run at once */
+      {"PERSIST=1,PGROUPS=3", NULL, 0},
+      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
+      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},
+      {"PERSIST=0", "launches: PERSIST=0", 2},
+  };
+  const cg_linear_shape s = {203, 37, 5, 8};
+  const float lr = 0.05f;
+  const int batches = (s.samples + s.batch - 1) / s.batch;
+  const uint64_t seed = cg_test_seed();
+  linear_data d;
+  make_data(&d, s, 2, seed);
+  const size_t ws = (size_t)s.classes * s.features;
+  float *w_ref = malloc(ws * sizeof(float)), *b_ref = malloc(s.classes * sizeof(float));
+  float *w = malloc(ws * sizeof(float)), *b = malloc(s.classes * sizeof(float));
+  ck_assert(w_ref && b_ref && w && b);
+  double loss_ref[2];
+  host_reference(&d, lr, w_ref, b_ref, loss_ref);
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
+    /* PERSIST=2 on a GPU may well find 4096 groups resident: only where the check says no */
+    if (strstr(cases[c].params, "4096") && (info->type & CL_DEVICE_TYPE_GPU)) continue;
+    cg_kernel_overrides ov = {0};
+    ck_assert_int_eq(cg_kernel_overrides_parse(&ov, cases[c].params, &err), CG_OK);
+    const cg_backend_env env = {.device = dev, .overrides = &ov};
+    const cg_linear_setup setup = {.shape = s, .lr = lr};
+    void *state = NULL;
+    cg_prepared prepared = {0};
+    ck_assert_msg(impl->prepare(&env, "fused", "resident", &setup, &state, &prepared,
+                                       &err) == CG_OK,
+                  "%s: %s", cases[c].params, err.msg);
+    const cg_linear_tensors data = {.x = d.x, .labels = d.labels, .w = d.w0, .b = d.b0};
+    ck_assert_int_eq(impl->upload(state, &data, &err), CG_OK);
+    const char *path = prepared.config.path;
+    double losses[2];
+    int launches = 0;
+    for (int e = 0; e < 2; ++e) {
+      const cg_run run = {.index = e, .iters = batches, .kind = CG_RUN_STEADY,
+                          .arg = d.orders + (size_t)e * s.samples};
+      ck_assert_int_eq(impl->enqueue(state, &run, &err), CG_OK);
+      cg_run_result out;
+      cg_run_result_init(&out);
+      ck_assert_msg(impl->finish(state, &out, &err) == CG_OK, "%s", err.msg);
+      losses[e] = out.loss;
+      if (out.path) path = out.path;
+      launches = out.launches;
+    }
+    printf("%s, %s: %s\n", info->name, cases[c].params, path);
+    if (cases[c].path)
+      ck_assert_msg(strstr(path, cases[c].path), "%s, %s: path '%s'", info->name,
+                    cases[c].params, path);
+    if (cases[c].launches_after)
+      ck_assert_int_eq(launches, cases[c].launches_after);
+    else
+      ck_assert_int_eq(launches, strncmp(path, "persistent", 10) == 0 ? -1 : 2);
+    for (size_t i = 0; i < ws; ++i) w[i] = NAN;
+    for (int i = 0; i < s.classes; ++i) b[i] = NAN;
+    cg_linear_tensors got = {.w = w, .b = b};
+    ck_assert_int_eq(impl->download(state, &got, &err), CG_OK);
+    impl->release(state);
+    const double ew = cg_rel_error(w, w_ref, ws), eb = cg_rel_error(b, b_ref, s.classes);
+    ck_assert_msg(ew <= HOST_TOL && eb <= HOST_TOL,
+                  "%s, %s: w off the host reference by %.3g, b by %.3g (seed %llu)", info->name,
+                  cases[c].params, ew, eb, (unsigned long long)seed);
+    for (int e = 0; e < 2; ++e)
+      ck_assert_msg(loss_err(losses[e], loss_ref[e]) <= HOST_TOL,
+                    "%s, %s: epoch %d loss %.9g, host %.9g (seed %llu)", info->name,
+                    cases[c].params, e, losses[e], loss_ref[e], (unsigned long long)seed);
+  }
+  free(w_ref), free(b_ref), free(w), free(b);
+  free_data(&d);
+  impl->backend->close(dev);
+  cg_device_list_free(&list);
+}
+END_TEST
+
 /* The host implementation runs the reference's own code: only OpenBLAS's choice of kernels (by
  * thread count) could make the sums differ. */
 #define SAME_CODE_TOL 1e-6
@@ -989,7 +1100,8 @@ START_TEST(test_validate_values) {
                         strcmp(impl->kernel_params[0], "GROUP") == 0 &&
                         (cl ? impl->kernel_params[1] &&
                                   strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
-                                  !impl->kernel_params[2]
+                                  impl->kernel_params[2] && impl->kernel_params[3] &&
+                                  impl->kernel_params[4] && !impl->kernel_params[5]
                             : !impl->kernel_params[1]),
                     "%s: kernel parameters", b->name);
     } else {
@@ -1122,6 +1234,7 @@ Suite *cg_linear_suite(void) {
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_transfers_agree, 0, combo_count(false));
   tcase_add_loop_test(tc, test_group_override_limits, 0, combo_count(false));
+  tcase_add_loop_test(tc, test_persistent, 0, device_count());
   suite_add_tcase(s, tc);
 
   tc = tcase_create("validate");

@@ -90,6 +90,9 @@ typedef struct cg_run_result {
   double hidden_share;      /* share of the upload time during which a kernel ran (0..1) */
   cg_kernel_time split[CG_MAX_SPLIT]; /* one sampled iteration's commands, in launch order */
   int nsplit;               /* 0 when none were sampled or the driver gives no stamps */
+  const char *path;         /* when the execution path changed during the run (a persistent
+                               launch redone with launches): what runs now and why, for the
+                               record's kernel path; NULL otherwise. Owned by the instance. */
 } cg_run_result;
 
 enum { CG_MAX_TUNE_AXES = 10, CG_MAX_TUNE_VALUES = 8 };

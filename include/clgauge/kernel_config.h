@@ -26,6 +26,9 @@ typedef struct cg_kernel_config {
   char build_options[512]; /* of the main program; empty where nothing was built */
   cg_kernel_param params[CG_MAX_KERNEL_PARAMS];
   int nparams;
+  /* Which of an implementation's execution paths ran and why, where it has several (a
+   * persistent kernel or launches); empty where it has one. */
+  char path[256];
 } cg_kernel_config;
 
 /* Record a parameter (replacing one of the same name). */

@@ -23,7 +23,12 @@ extern const cg_embedded_kernel cg_embedded_kernels[];
 const cg_embedded_kernel *cg_embedded_kernel_find(const char *name);
 
 /* Source of cl/<name>: read from kernel_dir when it is given, else the embedded copy.
- * *source is malloc'd and NUL-terminated; the caller frees it. */
+ * *source is malloc'd and NUL-terminated; the caller frees it. A line that is exactly
+ * `#include "OTHER.cl"` (at its start) is replaced by OTHER.cl from the same place, so that
+ * kernel files share device code without copies and without the driver's own include path
+ * (embedded sources have no directory); the included text is numbered from line 1 and the
+ * including file's numbering resumes after it (#line), so build logs keep both files' line
+ * numbers. One level only: an included file that includes another is refused. */
 cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, size_t *size,
                        cg_error *err);
 

@@ -15,8 +15,9 @@ const cg_embedded_kernel *cg_embedded_kernel_find(const char *name) {
   return NULL;
 }
 
-cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, size_t *size,
-                       cg_error *err) {
+/* The file as it is: from kernel_dir, else the embedded copy. */
+static cg_rc read_raw(const char *kernel_dir, const char *name, char **source, size_t *size,
+                      cg_error *err) {
   cg_rc rc = CG_OK;
   if (kernel_dir && *kernel_dir) {
     char path[4096];
@@ -33,6 +34,86 @@ cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, 
   memcpy(*source, k->source, k->size + 1);
   *size = k->size;
 cleanup:
+  return rc;
+}
+
+static const char include_directive[] = "#include \"";
+
+/* The name of the file a line `#include "NAME"` names into name (NUL-terminated), or false when
+ * the line at p (up to end) is not one. */
+static bool include_name(const char *p, const char *end, char *name, size_t cap) {
+  const size_t lead = sizeof include_directive - 1;
+  if ((size_t)(end - p) <= lead || memcmp(p, include_directive, lead) != 0) return false;
+  const char *q = p + lead, *close = memchr(q, '"', (size_t)(end - q));
+  if (!close || close == q || (size_t)(close - q) >= cap) return false;
+  memcpy(name, q, (size_t)(close - q));
+  name[close - q] = '\0';
+  return true;
+}
+
+cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, size_t *size,
+                       cg_error *err) {
+  cg_rc rc = CG_OK;
+  char *raw = NULL, *part = NULL, *out = NULL;
+  size_t raw_size = 0, part_size = 0, used = 0, cap = 0;
+  CG_TRY(read_raw(kernel_dir, name, &raw, &raw_size, err));
+  const char *const end = raw + raw_size;
+  int line = 1;
+  for (const char *p = raw; p < end; ++line) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *next = nl ? nl + 1 : end;
+    char inc[256];
+    const bool included = include_name(p, next, inc, sizeof inc);
+    if (included) {
+      CG_TRY(read_raw(kernel_dir, inc, &part, &part_size, err));
+      char *const part_end = part + part_size;
+      for (char *q = part; q < part_end; ++q) {
+        char ignored[256];
+        CG_CHECK(!((q == part || q[-1] == '\n') && include_name(q, part_end, ignored,
+                                                                sizeof ignored)),
+                 CG_BAD_INPUT, "kernel source %s, included by %s, includes another file: one "
+                 "level only", inc, name);
+      }
+    }
+    /* the included text renumbered from 1 (build logs name its own lines), then the including
+     * file's numbering again */
+    char marks[2][32];
+    snprintf(marks[0], sizeof marks[0], "#line 1\n");
+    snprintf(marks[1], sizeof marks[1], "\n#line %d\n", line + 1);
+    const size_t need = included ? strlen(marks[0]) + part_size + strlen(marks[1])
+                                 : (size_t)(next - p);
+    if (used + need + 1 > cap) {
+      cap = (used + need + 1) * 2;
+      char *grown = realloc(out, cap);
+      CG_CHECK(grown, CG_ERROR, "out of memory");
+      out = grown;
+    }
+    if (included) {
+      used += (size_t)sprintf(out + used, "%s", marks[0]);
+      memcpy(out + used, part, part_size);
+      used += part_size;
+      used += (size_t)sprintf(out + used, "%s", marks[1]);
+      free(part);
+      part = NULL;
+    } else {
+      memcpy(out + used, p, (size_t)(next - p));
+      used += (size_t)(next - p);
+    }
+    p = next;
+  }
+  if (!out) { /* an empty file */
+    out = raw;
+    raw = NULL;
+  } else {
+    out[used] = '\0';
+  }
+  *source = out;
+  *size = out == NULL ? 0 : used;
+  out = NULL;
+cleanup:
+  free(out);
+  free(raw);
+  free(part);
   return rc;
 }
 

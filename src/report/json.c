@@ -56,6 +56,7 @@ static cJSON *record_json(const cg_record *r) {
 
   cJSON *kernel = cJSON_AddObjectToObject(o, "kernel");
   cJSON_AddStringToObject(kernel, "build_options", r->kernel.build_options);
+  if (r->kernel.path[0]) cJSON_AddStringToObject(kernel, "path", r->kernel.path);
   cJSON *kparams = cJSON_AddArrayToObject(kernel, "params");
   for (int i = 0; i < r->kernel.nparams; ++i) {
     cJSON *k = cJSON_CreateObject();

@@ -164,6 +164,7 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
     }
     fputs("\n", out);
   }
+  if (r->kernel.path[0]) fprintf(out, "    path: %s\n", r->kernel.path);
   if (r->nsplit > 0) {
     double sum = 0;
     for (int i = 0; i < r->nsplit; ++i) sum += r->split[i].ms;

@@ -268,6 +268,8 @@ static void run_timer_end(run_timer *t, cg_run_kind kind, int iters, const cg_ru
   rec->runs[rec->nruns++] = sample;
   rec->launches_per_iter = res->launches;
   rec->launches_at_least = res->launches_at_least;
+  if (res->path)
+    snprintf(rec->kernel.path, sizeof rec->kernel.path, "%s", res->path);
   if (has_loss) rec->losses[rec->nlosses++] = res->loss;
   if (t->progress) t->progress(t->progress_ctx, t->index, t->total, rec);
   if (kind == CG_RUN_FIRST) rec->first = sample;

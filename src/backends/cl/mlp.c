@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "backends/backends.h"
+#include "backends/cl/mlp_persistent.h"
 #include "backends/cl/mlp_products.h"
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
@@ -44,6 +45,7 @@ typedef struct cl_mlp {
   cl_kernel wide, reduce, small;
   fused_config cfg;
   cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2;
+  cg_cl_mlp_persistent *persist; /* fused: a run in one launch, where it runs (NULL: launches) */
 } cl_mlp;
 
 static void cl_mlp_release(void *state) {
@@ -52,6 +54,7 @@ static void cl_mlp_release(void *state) {
   cg_mlp_device_release(&m->md);
   cg_mlp_step_release(&m->step);
   cg_mlp_products_release(&m->prod);
+  cg_cl_mlp_persistent_release(m->persist);
   cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
@@ -513,7 +516,8 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX", "TY", "R", "KC", "TPG", "VW", "PF", "THREE", "DZ1A", NULL};
+    "STRATEGY", "TX",    "TY",   "R",       "KC",      "TPG", "VW",
+    "PF",       "THREE", "DZ1A", "PERSIST", "PGROUPS", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
@@ -596,6 +600,8 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
       CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
                            (size_t)c->rcb * N * O, &m->part2, err));
     CG_TRY(fused_set_args(m, err));
+    CG_TRY(cg_cl_mlp_persistent_setup(env, &m->md, &out->config, &out->compile_ms, &m->persist,
+                                      err));
   }
   *state = m;
   m = NULL;
@@ -616,6 +622,8 @@ cleanup:
 
 static cg_rc cl_mlp_enqueue(void *state, const cg_run *run, cg_error *err) {
   cl_mlp *m = state;
+  if (cg_cl_mlp_persistent_on(m->persist))
+    return cg_cl_mlp_persistent_enqueue(m->persist, &m->md, run->iters, err);
   return m->stepped ? cg_mlp_step_enqueue(&m->step, &m->md, run->iters, err)
                     : fused_enqueue(m, run->iters, err);
 }
@@ -625,9 +633,19 @@ static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
   /* the step: 8 products and 7 elementwise kernels, 8 with update_w3; the fused kernels: B and
    * A, with R before them when three, plus one per run (two with three launches), the closing
    * launches */
-  const int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15)
-                       : m->cfg.three ? 3
-                                      : 2;
+  int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15)
+                 : m->cfg.three ? 3
+                                : 2;
+  if (cg_cl_mlp_persistent_on(m->persist)) {
+    /* one launch per run (no whole number per iteration), or a failed one redone */
+    bool redo = false;
+    int iters = 0;
+    cg_rc rc = cg_cl_mlp_persistent_check(m->persist, &m->md, &redo, &iters, err);
+    if (rc == CG_OK && redo) rc = fused_enqueue(m, iters, err);
+    if (rc != CG_OK) return rc;
+    if (!redo) launches = -1;
+  }
+  out->path = cg_cl_mlp_persistent_path(m->persist);
   return cg_mlp_device_finish(&m->md, launches, out, err);
 }
 

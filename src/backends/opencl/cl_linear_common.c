@@ -14,7 +14,8 @@
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
 const char *const cg_cl_linear_kernel_params[] = {"GROUP", NULL};
-const char *const cg_cl_linear_epoch_kernel_params[] = {"GROUP", "WG_EPOCH", NULL};
+const char *const cg_cl_linear_epoch_kernel_params[] = {"GROUP", "WG_EPOCH", "PERSIST", "PGROUPS",
+                                                        "WG_PERSIST", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -90,6 +91,7 @@ void cg_cl_linear_release(void *state) {
   if (l->upload_q) clFinish(l->upload_q);
   release_events(l);
   cg_device_span_release(&l->span);
+  if (l->ext_release) l->ext_release(l->ext);
   free(l->events);
   free(l->kinds);
   for (int s = 0; s < 2; ++s)
@@ -420,11 +422,42 @@ cleanup:
   return rc;
 }
 
+/* The epoch batch by batch through l->compute, pageable (rows gathered from `order` on the
+ * host) or resident (gathered on the device through the order uploaded before). */
+static cg_rc enqueue_batches(cg_linear_device *l, const int *order, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_linear_shape s = l->setup.shape;
+  const size_t F = (size_t)s.features;
+  for (int k = 0; k < l->batches; ++k) {
+    const int n = batch_rows(s, k), start = k * s.batch;
+    CG_TRY(begin_batch(l, k, err));
+    cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL, 0};
+    if (l->transfer == CG_TRANSFER_PAGEABLE) {
+      /* A framework's copy from pageable memory: the host returns when the copy is done. */
+      float *rows = l->host_batch;
+      /* cppcheck-suppress invalidPointerCast ; floats then labels, as above */
+      gather_host(l, order + start, n, rows, (int *)(rows + (size_t)n * F));
+      CG_CL(clEnqueueWriteBuffer,
+            (l->queue, l->dev_batch[0], CL_TRUE, 0, (size_t)n * (F + 1) * 4, l->host_batch, 0,
+             NULL, cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
+      bt.x = bt.labels = l->dev_batch[0];
+    } else {
+      bt.gather = 1;
+      bt.x = l->x;
+      bt.labels = l->labels;
+      bt.off = (cl_ulong)start;
+      bt.loff = 0;
+    }
+    CG_TRY(l->compute(l, &bt, err));
+  }
+cleanup:
+  return rc;
+}
+
 cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
   cg_rc rc = CG_OK;
   cg_linear_device *l = state;
   const cg_linear_shape s = l->setup.shape;
-  const size_t F = (size_t)s.features;
   const cg_transfer t = l->transfer;
   const int *order = run->arg;
   CG_CHECK(order, CG_BAD_INPUT, "a linear run needs the order of its epoch");
@@ -454,28 +487,8 @@ cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
     if (t == CG_TRANSFER_RESIDENT && l->compute_epoch) {
       l->time_batch = true; /* one command: always timed */
       CG_TRY(l->compute_epoch(l, err));
-    }
-    for (int k = 0; k < l->batches && !(t == CG_TRANSFER_RESIDENT && l->compute_epoch); ++k) {
-      const int n = batch_rows(s, k), start = k * s.batch;
-      CG_TRY(begin_batch(l, k, err));
-      cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL, 0};
-      if (t == CG_TRANSFER_PAGEABLE) {
-        /* A framework's copy from pageable memory: the host returns when the copy is done. */
-        float *rows = l->host_batch;
-        /* cppcheck-suppress invalidPointerCast ; floats then labels, as above */
-        gather_host(l, order + start, n, rows, (int *)(rows + (size_t)n * F));
-        CG_CL(clEnqueueWriteBuffer,
-              (l->queue, l->dev_batch[0], CL_TRUE, 0, (size_t)n * (F + 1) * 4, l->host_batch, 0,
-               NULL, cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
-        bt.x = bt.labels = l->dev_batch[0];
-      } else {
-        bt.gather = 1;
-        bt.x = l->x;
-        bt.labels = l->labels;
-        bt.off = (cl_ulong)start;
-        bt.loff = 0;
-      }
-      CG_TRY(l->compute(l, &bt, err));
+    } else {
+      CG_TRY(enqueue_batches(l, order, err));
     }
   }
   if (l->info->profiling && l->nevents > 0) {
@@ -561,12 +574,26 @@ cg_rc cg_cl_linear_finish(void *state, cg_run_result *out, cg_error *err) {
   cg_linear_device *l = state;
   if (l->upload_q) CG_CL(clFinish, (l->upload_q));
   CG_CL(clFinish, (l->queue));
+  bool redo = false;
+  if (l->transfer == CG_TRANSFER_RESIDENT && l->compute_epoch && l->check_epoch)
+    CG_TRY(l->check_epoch(l, &redo, err));
+  if (redo) {
+    /* the order is on the device already; the redo's time counts in the run's */
+    CG_TRY(enqueue_batches(l, NULL, err));
+    CG_CL(clFinish, (l->queue));
+    if (l->span.end && l->nevents > 0) { /* the run's span takes the redo in */
+      clReleaseEvent(l->span.end);
+      l->span.end = l->events[l->nevents - 1];
+      clRetainEvent(l->span.end);
+    }
+  }
   cl_float acc[2] = {NAN, NAN};
   CG_CL(clEnqueueReadBuffer, (l->queue, l->loss, CL_TRUE, 0, sizeof acc, acc, 0, NULL, NULL));
   out->loss = (double)acc[0] - (double)acc[1]; /* the compensated sum: see linear_update */
   CG_TRY(epoch_times(l, out, err));
   cg_cl_span_result(&l->span, out);
   out->launches = l->launches;
+  out->path = l->path;
   out->launches_at_least = l->launches;
 cleanup:
   return rc;

@@ -43,6 +43,11 @@ enum {
 /* Enqueue a whole epoch (resident): an implementation that computes the epoch in one go sets
  * this instead of compute. Its commands' events go through cg_cl_linear_event. */
 typedef cg_rc (*cg_cl_linear_epoch_fn)(cg_linear_device *l, cg_error *err);
+/* After such an epoch has finished: *redo when it did not complete (a persistent launch whose
+ * device-wide barrier failed), with the model restored to what it was before the epoch; the
+ * epoch is then run again batch by batch through `compute`, and so are the later ones when the
+ * hook clears compute_epoch. */
+typedef cg_rc (*cg_cl_linear_check_fn)(cg_linear_device *l, bool *redo, cg_error *err);
 
 struct cg_linear_device {
   cg_linear_setup setup;
@@ -86,6 +91,11 @@ struct cg_linear_device {
   bool cl12;                /* the device speaks OpenCL 1.2 or later */
   cg_cl_linear_compute_fn compute;
   cg_cl_linear_epoch_fn compute_epoch; /* resident: the epoch in one go; NULL: per batch */
+  cg_cl_linear_check_fn check_epoch;   /* with compute_epoch: whether to redo it; may be NULL */
+  const char *path;                    /* what ran, when it changed after preparation (the
+                                          record's kernel path): static or in ext; else NULL */
+  void *ext;                           /* the implementation's own state, freed by */
+  void (*ext_release)(void *ext);
 };
 
 /* Kinds of event: an upload, a kernel, and one taken only to order commands (not timed). */
@@ -128,7 +138,9 @@ void cg_cl_linear_release(void *state);
 /* The modes they run, and the kernel parameters --kernel-param may set. */
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
-/* Where the work-group size of linear_epoch may be set (--kernel-param WG_EPOCH). */
+/* The parameters of the cl backend's variants: the pinned GROUP, linear_epoch's work-group
+ * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS,
+ * WG_PERSIST: src/backends/cl/linear_persistent.c). */
 extern const char *const cg_cl_linear_epoch_kernel_params[];
 
 #endif

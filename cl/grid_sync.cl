@@ -1,0 +1,70 @@
+/* A device-wide barrier for persistent kernels (every work-group of the launch waits until all
+ * have arrived), OpenCL C 1.1 core: 32-bit global atomics and memory fences. Included by the
+ * kernel files that use it with `#include "grid_sync.cl"` (expanded by src/opencl/program.c from
+ * the same kernel store, embedded or --kernel-dir); it defines no kernel of its own.
+ *
+ * OpenCL does not promise that the work-groups of one launch run at the same time: a group
+ * that waits for one that has not started would wait for ever. So the wait is bounded: after
+ * `spin` polls without progress the waiting group sets the failure flag and leaves, and every
+ * later barrier of the launch (in any group) returns at once with the flag set. A kernel must
+ * then stop, and the host redo its work another way (the residency check of
+ * src/opencl/grid.c decides beforehand whether to try; the flag catches what it missed).
+ *
+ * state (3 ints in global memory, zero before the first launch, reset by the host after a
+ * failure): [0] arrivals at the current barrier, [1] its generation, [2] the failure flag. The
+ * last group to arrive resets the arrivals, then bumps the generation; the others poll the
+ * generation they read before arriving. Every access to state is atomic (a poll is an atomic
+ * add of zero), so that no group reads a stale copy from a cache that is not coherent across
+ * compute units, and so that Oclgrind sees no race on it. The fences order each group's data
+ * writes before its arrival and its data reads after the release; the local barriers around
+ * them make every work-item of the group part of it. */
+#ifndef CG_GRID_SYNC_CL
+#define CG_GRID_SYNC_CL
+
+/* Work-item (0, 0, 0) of its group, the one that arrives for the group. */
+inline int cg_grid_leader(void) {
+  return get_local_id(0) == 0 && get_local_id(1) == 0 && get_local_id(2) == 0;
+}
+
+/* Wait until all `groups` work-groups of the launch have called it (every work-item of a group
+ * must call it, in uniform control flow, like barrier()). Returns 0 when they have, 1 when the
+ * launch has failed (this or an earlier barrier timed out in some group). failed: one int of
+ * local memory for the group's verdict. */
+inline int cg_grid_sync(__global int *state, const int groups, const int spin,
+                        __local int *failed) {
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  /* a single group: the local barrier is the whole of it */
+  if (groups == 1) return 0;
+  if (cg_grid_leader()) {
+    int f = atomic_add(&state[2], 0);
+    if (!f) {
+      const int gen = atomic_add(&state[1], 0);
+      mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's writes before its arrival */
+      if (atomic_inc(&state[0]) == groups - 1) {
+        atomic_xchg(&state[0], 0);
+        mem_fence(CLK_GLOBAL_MEM_FENCE);
+        atomic_inc(&state[1]);
+      } else {
+        /* No break and no side effect inside the loop but its own variables: rusticl on
+         * llvmpipe (Mesa 22.3) drops what the body of a loop of a single work-item does in the
+         * iteration that leaves it through a break (the flag was never set). */
+        int released = 0, polls = 0;
+        while (!released && !f && polls < spin) {
+          released = atomic_add(&state[1], 0) != gen;
+          f = atomic_add(&state[2], 0);
+          ++polls;
+        }
+        if (!released) {
+          atomic_xchg(&state[2], 1);
+          f = 1;
+        }
+      }
+      mem_fence(CLK_GLOBAL_MEM_FENCE); /* the others' writes before the group's reads */
+    }
+    *failed = f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  return *failed;
+}
+
+#endif

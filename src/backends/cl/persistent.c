@@ -1,0 +1,85 @@
+/* The cl backend's choice of a persistent path (see persistent.h). */
+#include "backends/cl/persistent.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char cg_cl_persist_failed_path[] =
+    "launches: a persistent launch found a work-group not resident (its device-wide barrier "
+    "timed out) and was redone with launches, as are the runs after it";
+
+cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config *config,
+                         cg_cl_persist_plan *plan, bool *want, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
+  const bool gpu = (info->type & CL_DEVICE_TYPE_GPU) != 0;
+  memset(plan, 0, sizeof *plan);
+  plan->origin = CG_ORIGIN_DEFAULT;
+  plan->groups_origin = CG_ORIGIN_DEFAULT;
+  /* Off by default everywhere for now: on a CPU for the reason below; on a GPU because the
+   * persistent linear kernel's first version read stale partials on an H200 (NVIDIA's L1 is
+   * not coherent across compute units) and the fixed one is verified on the CPU drivers and
+   * Oclgrind only. PERSIST=1 asks for it; the residency check and the barrier's failure flag
+   * still guard it. */
+  const int v = cg_kernel_override(env->overrides, "PERSIST", 0, &plan->origin);
+  CG_CHECK(v >= 0 && v <= 2, CG_BAD_INPUT,
+           "--kernel-param PERSIST=%d: 0 (launches), 1 (persistent where resident) or 2 "
+           "(persistent without the residency check)",
+           v);
+  plan->unchecked = v == 2;
+  plan->groups = cg_kernel_override(env->overrides, "PGROUPS", groups, &plan->groups_origin);
+  CG_CHECK(plan->groups >= 1, CG_BAD_INPUT,
+           "--kernel-param PGROUPS=%d: a persistent launch has at least one work-group",
+           plan->groups);
+  *want = v >= 1;
+  if (!*want) {
+    snprintf(config->path, sizeof config->path, "launches: %s",
+             plan->origin != CG_ORIGIN_DEFAULT ? "PERSIST=0"
+             : gpu ? "the persistent path is off by default (PERSIST=1 runs it where its "
+                     "work-groups are resident)"
+                   : "not a GPU (a work-group spinning at a device-wide barrier holds a CPU thread "
+                     "that the others may need)");
+    cg_kernel_config_set(config, "PERSIST", 0, plan->origin);
+  }
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t local,
+                          size_t local_bytes, bool fits, const char *why,
+                          cg_kernel_config *config, cg_cl_persist_plan *plan, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_device *dev = cg_cl_env_device(env);
+  char *path = config->path;
+  const size_t cap = sizeof config->path;
+  if (!fits) {
+    snprintf(path, cap, "launches: %s", why);
+  } else if (plan->unchecked) {
+    plan->on = true;
+    snprintf(path, cap, "%s: PERSIST=2, residency not checked (a failed barrier still redoes "
+             "the work with launches)", what);
+  } else {
+    cg_grid_verdict v;
+    const cg_program_store store = {env->kernel_dir, env->binary_cache};
+    const cg_grid_shape shape = {(size_t)plan->groups, local, local_bytes};
+    CG_TRY(cg_grid_residency(dev, &store, shape, &v, err));
+    plan->on = v.resident;
+    snprintf(path, cap, "%s: %s", v.resident ? what : "launches", v.why);
+  }
+  if (!plan->on) plan->origin = CG_ORIGIN_FALLBACK;
+  cg_kernel_config_set(config, "PERSIST", plan->on, plan->origin);
+  if (plan->on) cg_kernel_config_set(config, "PGROUPS", plan->groups, plan->groups_origin);
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_persist_zero(cl_command_queue q, cl_mem buf, size_t bytes, cg_error *err) {
+  cg_rc rc = CG_OK;
+  void *zeros = calloc(1, bytes);
+  CG_CHECK(zeros, CG_ERROR, "out of memory");
+  CG_CL(clEnqueueWriteBuffer, (q, buf, CL_TRUE, 0, bytes, zeros, 0, NULL, NULL));
+cleanup:
+  free(zeros);
+  return rc;
+}

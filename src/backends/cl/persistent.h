@@ -1,0 +1,47 @@
+/* Private to src/backends/cl: the choice every persistent path of the cl backend makes (a kernel
+ * that runs many steps in one launch with device-wide barriers, cl/grid_sync.cl): whether to try
+ * it (PERSIST), with how many work-groups (PGROUPS), and whether they are resident at once, with
+ * the record's path saying which path runs and why. */
+#ifndef CLGAUGE_CL_PERSISTENT_H
+#define CLGAUGE_CL_PERSISTENT_H
+
+#include <stdbool.h>
+
+#include "backends/opencl/opencl_backend.h"
+#include "clgauge/grid.h"
+
+typedef struct cg_cl_persist_plan {
+  bool on;            /* the persistent path runs */
+  int groups;         /* its work-groups */
+  cg_origin origin;   /* of PERSIST */
+  cg_origin groups_origin;
+  bool unchecked;     /* PERSIST=2: no residency check (tests of the run-time fallback) */
+} cg_cl_persist_plan;
+
+/* The first half of the choice: PERSIST (0, the default: launches; on a CPU a work-group
+ * spinning at a barrier holds a thread that the others may need, so barriers cost more than
+ * launches there; 1: persistent where the work-groups are resident; 2: persistent without the
+ * residency check, so that a failing launch and its redo can be tested) and PGROUPS (default `groups`, refused below 1). When PERSIST is 0 the
+ * path is decided (launches, config says so) and plan->on stays false; else call
+ * cg_cl_persist_check once the kernel is built. */
+cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config *config,
+                         cg_cl_persist_plan *plan, bool *want, cg_error *err);
+/* The second half: the residency of plan->groups x `local` with `local_bytes` of local memory
+ * each (cg_grid_residency), unless the shape cannot take the persistent kernel at all (`fits`
+ * false, `why` saying why). plan->on when the persistent path runs; config->path says what runs
+ * and why (`what` names the persistent path, e.g. "one launch per epoch"), config gets PERSIST
+ * and PGROUPS. */
+cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t local,
+                          size_t local_bytes, bool fits, const char *why,
+                          cg_kernel_config *config, cg_cl_persist_plan *plan, cg_error *err);
+
+/* Zero a buffer of a persistent kernel once (blocking). Its kernels write every element before
+ * they read it, but Oclgrind 21.10 takes an element that a work-item wrote and then read back in
+ * the same launch for uninitialised unless the host wrote the buffer first (seen with one
+ * work-group, whose barriers pass alone; the values read were right). */
+cg_rc cg_cl_persist_zero(cl_command_queue q, cl_mem buf, size_t bytes, cg_error *err);
+
+/* The record's path after a persistent launch failed at run time, redone with launches. */
+extern const char cg_cl_persist_failed_path[];
+
+#endif
