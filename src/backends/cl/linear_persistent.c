@@ -121,7 +121,7 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   char why[160];
   cg_cl_persist_plan plan;
   bool want = false;
-  CG_TRY(cg_cl_persist_want(env, groups, config, &plan, &want, err));
+  CG_TRY(cg_cl_persist_want(env, groups, true, config, &plan, &want, err));
   if (!want) goto cleanup;
   const size_t slice = (F + (size_t)plan.groups - 1) / (size_t)plan.groups;
   local_bytes = (rows * slice + C * slice + rows * C + rows + C + rows + 1) * sizeof(float);

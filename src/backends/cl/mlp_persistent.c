@@ -61,7 +61,8 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   size_t groups = most ? (D + most - 1) / most : cu + 1;
   cg_cl_persist_plan plan;
   bool want = false;
-  CG_TRY(cg_cl_persist_want(env, (int)(groups <= cu ? groups : cu), config, &plan, &want, err));
+  CG_TRY(cg_cl_persist_want(env, (int)(groups <= cu ? groups : cu), false, config, &plan,
+                           &want, err));
   if (!want) goto cleanup;
   p = calloc(1, sizeof *p);
   CG_CHECK(p, CG_ERROR, "out of memory");

@@ -9,20 +9,19 @@ const char cg_cl_persist_failed_path[] =
     "launches: a persistent launch found a work-group not resident (its device-wide barrier "
     "timed out) and was redone with launches, as are the runs after it";
 
-cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config *config,
-                         cg_cl_persist_plan *plan, bool *want, cg_error *err) {
+cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, bool gpu_default,
+                         cg_kernel_config *config, cg_cl_persist_plan *plan, bool *want,
+                         cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
   const bool gpu = (info->type & CL_DEVICE_TYPE_GPU) != 0;
   memset(plan, 0, sizeof *plan);
   plan->origin = CG_ORIGIN_DEFAULT;
   plan->groups_origin = CG_ORIGIN_DEFAULT;
-  /* Off by default everywhere for now: on a CPU for the reason below; on a GPU because the
-   * persistent linear kernel's first version read stale partials on an H200 (NVIDIA's L1 is
-   * not coherent across compute units) and the fixed one is verified on the CPU drivers and
-   * Oclgrind only. PERSIST=1 asks for it; the residency check and the barrier's failure flag
-   * still guard it. */
-  const int v = cg_kernel_override(env->overrides, "PERSIST", 0, &plan->origin);
+  /* On a GPU, on by default where the caller measured its persistent path faster (the residency
+   * check and the barrier's failure flag still guard it); never by default on a CPU. */
+  const int v = cg_kernel_override(env->overrides, "PERSIST", gpu && gpu_default ? 1 : 0,
+                                   &plan->origin);
   CG_CHECK(v >= 0 && v <= 2, CG_BAD_INPUT,
            "--kernel-param PERSIST=%d: 0 (launches), 1 (persistent where resident) or 2 "
            "(persistent without the residency check)",
@@ -36,8 +35,8 @@ cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config
   if (!*want) {
     snprintf(config->path, sizeof config->path, "launches: %s",
              plan->origin != CG_ORIGIN_DEFAULT ? "PERSIST=0"
-             : gpu ? "the persistent path is off by default (PERSIST=1 runs it where its "
-                     "work-groups are resident)"
+             : gpu ? "the persistent path is off by default here, slower than the launches "
+                     "where measured (PERSIST=1 runs it where its work-groups are resident)"
                    : "not a GPU (a work-group spinning at a device-wide barrier holds a CPU thread "
                      "that the others may need)");
     cg_kernel_config_set(config, "PERSIST", 0, plan->origin);

@@ -18,14 +18,17 @@ typedef struct cg_cl_persist_plan {
   bool unchecked;     /* PERSIST=2: no residency check (tests of the run-time fallback) */
 } cg_cl_persist_plan;
 
-/* The first half of the choice: PERSIST (0, the default: launches; on a CPU a work-group
- * spinning at a barrier holds a thread that the others may need, so barriers cost more than
- * launches there; 1: persistent where the work-groups are resident; 2: persistent without the
- * residency check, so that a failing launch and its redo can be tested) and PGROUPS (default `groups`, refused below 1). When PERSIST is 0 the
- * path is decided (launches, config says so) and plan->on stays false; else call
- * cg_cl_persist_check once the kernel is built. */
-cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, cg_kernel_config *config,
-                         cg_cl_persist_plan *plan, bool *want, cg_error *err);
+/* The first half of the choice: PERSIST (0: launches; 1: persistent where the work-groups are
+ * resident; 2: persistent without the residency check, so that a failing launch and its redo
+ * can be tested) and PGROUPS (default `groups`, refused below 1). PERSIST defaults to 1 on a GPU
+ * when `gpu_default` (the caller's persistent path measured faster than its launches there),
+ * else to 0; on a CPU always to 0: a work-group spinning at a barrier holds a thread that the
+ * others may need, so barriers cost more than launches there. When PERSIST is 0 the path is
+ * decided (launches, config says so) and plan->on stays false; else call cg_cl_persist_check
+ * once the kernel is built. */
+cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, bool gpu_default,
+                         cg_kernel_config *config, cg_cl_persist_plan *plan, bool *want,
+                         cg_error *err);
 /* The second half: the residency of plan->groups x `local` with `local_bytes` of local memory
  * each (cg_grid_residency), unless the shape cannot take the persistent kernel at all (`fits`
  * false, `why` saying why). plan->on when the persistent path runs; config->path says what runs
