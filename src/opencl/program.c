@@ -57,6 +57,11 @@ cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, 
   char *raw = NULL, *part = NULL, *out = NULL;
   size_t raw_size = 0, part_size = 0, used = 0, cap = 0;
   CG_TRY(read_raw(kernel_dir, name, &raw, &raw_size, err));
+  /* read_raw hands back a buffer whenever it succeeds; said so for the static analysis */
+  CG_CHECK(raw, CG_ERROR, "kernel source '%s' read as nothing", name);
+  cap = raw_size + 1;
+  out = malloc(cap);
+  CG_CHECK(out, CG_ERROR, "out of memory");
   const char *const end = raw + raw_size;
   int line = 1;
   for (const char *p = raw; p < end; ++line) {
@@ -66,6 +71,7 @@ cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, 
     const bool included = include_name(p, next, inc, sizeof inc);
     if (included) {
       CG_TRY(read_raw(kernel_dir, inc, &part, &part_size, err));
+      CG_CHECK(part, CG_ERROR, "kernel source '%s' read as nothing", inc);
       char *const part_end = part + part_size;
       for (char *q = part; q < part_end; ++q) {
         char ignored[256];
@@ -101,14 +107,9 @@ cg_rc cg_kernel_source(const char *kernel_dir, const char *name, char **source, 
     }
     p = next;
   }
-  if (!out) { /* an empty file */
-    out = raw;
-    raw = NULL;
-  } else {
-    out[used] = '\0';
-  }
+  out[used] = '\0';
   *source = out;
-  *size = out == NULL ? 0 : used;
+  *size = used;
   out = NULL;
 cleanup:
   free(out);

@@ -433,7 +433,9 @@ static cg_rc enqueue_batches(cg_linear_device *l, const int *order, cg_error *er
     CG_TRY(begin_batch(l, k, err));
     cg_cl_linear_batch bt = {n, 0, NULL, NULL, 0, (cl_ulong)n * F, k == 0, NULL, 0};
     if (l->transfer == CG_TRANSFER_PAGEABLE) {
-      /* A framework's copy from pageable memory: the host returns when the copy is done. */
+      /* A framework's copy from pageable memory: the host returns when the copy is done. (Only
+       * a resident redo passes no order: its rows are on the device already.) */
+      CG_CHECK(order, CG_ERROR, "pageable batches need the epoch's order");
       float *rows = l->host_batch;
       /* cppcheck-suppress invalidPointerCast ; floats then labels, as above */
       gather_host(l, order + start, n, rows, (int *)(rows + (size_t)n * F));
