@@ -6,16 +6,8 @@
 # prints CLGAUGE_TEST_SKIPPED (ctest's SKIP_REGULAR_EXPRESSION) when `<program> list` finds no
 # device.
 
-set(command "")
-set(seen_separator FALSE)
-math(EXPR last "${CMAKE_ARGC} - 1")
-foreach(i RANGE 0 ${last})
-  if(seen_separator)
-    list(APPEND command "${CMAKE_ARGV${i}}")
-  elseif(CMAKE_ARGV${i} STREQUAL "--")
-    set(seen_separator TRUE)
-  endif()
-endforeach()
+include(${CMAKE_CURRENT_LIST_DIR}/script_args.cmake)
+clgauge_script_args(command)
 if(NOT command)
   message(FATAL_ERROR "cli_expect.cmake: no command after --")
 endif()
@@ -25,11 +17,7 @@ endif()
 list(GET command 0 program)
 
 if(REQUIRES_DEVICE)
-  execute_process(COMMAND ${program} list OUTPUT_VARIABLE listing RESULT_VARIABLE list_rc)
-  if(NOT list_rc EQUAL 0 OR listing MATCHES "No OpenCL platform with a device")
-    message("CLGAUGE_TEST_SKIPPED: no OpenCL device")
-    return()
-  endif()
+  clgauge_skip_without_device(${program})
 endif()
 
 if(EXPECT_FILE)

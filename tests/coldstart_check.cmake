@@ -8,7 +8,7 @@
 #         [-DMARGIN_BACKEND=cl] -P coldstart_check.cmake -- <extra options>
 include(${CMAKE_CURRENT_LIST_DIR}/script_args.cmake)
 clgauge_script_args(extra)
-clgauge_skip_without_device()
+clgauge_skip_without_device(${CLGAUGE})
 file(REMOVE "${JSON}" "${JSON}.csv")
 execute_process(COMMAND ${CLGAUGE} coldstart --workload ${WORKLOAD} --backend ${BACKENDS}
                         --quiet --json ${JSON} --csv ${JSON}.csv ${extra}

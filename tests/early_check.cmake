@@ -6,7 +6,7 @@
 #   cmake -DCLGAUGE=path -DJSON=path -DEXPECT_AHEAD=1|0 -P early_check.cmake -- <options>
 include(${CMAKE_CURRENT_LIST_DIR}/script_args.cmake)
 clgauge_script_args(args)
-clgauge_skip_without_device()
+clgauge_skip_without_device(${CLGAUGE})
 file(REMOVE "${JSON}")
 execute_process(COMMAND ${CLGAUGE} ${args} --quiet --json ${JSON}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
