@@ -88,10 +88,8 @@ static cg_rc pick_local(const cg_backend_env *env, const cg_device_info *info, c
   *origin = CG_ORIGIN_DEFAULT;
   const int asked = cg_kernel_override(env->overrides, "WG_PERSIST", (int)want, origin);
   CG_CHECK(asked >= 1, CG_BAD_INPUT, "--kernel-param WG_PERSIST=%d: below 1", asked);
-  cg_cl_group_limits lim;
-  CG_TRY(cg_cl_device_limits(info, &lim, err));
-  CG_TRY(cg_cl_kernel_limits(info, k, &lim, NULL, err));
-  const size_t most = lim.items < lim.dim[0] ? lim.items : lim.dim[0];
+  size_t most = 0;
+  CG_TRY(cg_cl_persist_most_items(info, k, &most, err));
   CG_CHECK(*origin != CG_ORIGIN_OVERRIDE || (size_t)asked <= most, CG_BAD_INPUT,
            "--kernel-param WG_PERSIST=%d: kernel linear_persistent allows %zu work-items here",
            asked, most);

@@ -74,11 +74,9 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   *compile_ms += cg_ns_to_ms(cg_now_ns() - t0);
   /* 256 work-items (eight warps for the small part every group repeats), within the kernel's
    * limit */
-  cg_cl_group_limits lim;
-  CG_TRY(cg_cl_device_limits(info, &lim, err));
-  CG_TRY(cg_cl_kernel_limits(info, p->kernel, &lim, NULL, err));
-  const size_t wmost = lim.items < lim.dim[0] ? lim.items : lim.dim[0];
-  p->local = wmost < 256 ? wmost : 256;
+  size_t items = 0;
+  CG_TRY(cg_cl_persist_most_items(info, p->kernel, &items, err));
+  p->local = items < 256 ? items : 256;
   p->groups = (size_t)plan.groups;
   p->slice = (D + p->groups - 1) / p->groups;
   const size_t bytes = (local_floats(s, p->slice) + 1) * sizeof(float);

@@ -73,6 +73,17 @@ cleanup:
   return rc;
 }
 
+cg_rc cg_cl_persist_most_items(const cg_device_info *info, cl_kernel k, size_t *most,
+                               cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_cl_group_limits lim;
+  CG_TRY(cg_cl_device_limits(info, &lim, err));
+  CG_TRY(cg_cl_kernel_limits(info, k, &lim, NULL, err));
+  *most = lim.items < lim.dim[0] ? lim.items : lim.dim[0];
+cleanup:
+  return rc;
+}
+
 cg_rc cg_cl_persist_zero(cl_command_queue q, cl_mem buf, size_t bytes, cg_error *err) {
   cg_rc rc = CG_OK;
   void *zeros = calloc(1, bytes);

@@ -38,6 +38,11 @@ cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t lo
                           size_t local_bytes, bool fits, const char *why,
                           cg_kernel_config *config, cg_cl_persist_plan *plan, cg_error *err);
 
+/* The most work-items a one-dimensional group of the persistent kernel k may have on the device
+ * (the device's and the kernel's own limits), into *most. */
+cg_rc cg_cl_persist_most_items(const cg_device_info *info, cl_kernel k, size_t *most,
+                               cg_error *err);
+
 /* Zero a buffer of a persistent kernel once (blocking). Its kernels write every element before
  * they read it, but Oclgrind 21.10 takes an element that a work-item wrote and then read back in
  * the same launch for uninitialised unless the host wrote the buffer first (seen with one
