@@ -171,9 +171,10 @@ cg_rc cg_xgemm_tuner_run(const cg_xgemm_tuner_job *job, cg_xgemm_best *out, cg_e
       const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
       CG_CHECK(code != 127 && code != 126, CG_UNSUPPORTED,
                "cannot run '%s' (CLBlast's tuner, Debian package clblast-utils): %s",
-               job->program, code == 127 ? "not found" : "cannot write its log or enter its folder");
-      CG_CHECK(false, CG_ERROR, "'%s' ended (%s %d) before writing %s; its output: %s", job->program,
-              WIFEXITED(status) ? "exit status" : "signal",
+               job->program,
+               code == 127 ? "not found" : "cannot write its log or enter its folder");
+      CG_CHECK(false, CG_ERROR, "'%s' ended (%s %d) before writing %s; its output: %s",
+               job->program, WIFEXITED(status) ? "exit status" : "signal",
               WIFEXITED(status) ? code : WTERMSIG(status), first_stage, log);
     }
     struct stat st;

@@ -45,9 +45,10 @@ static long groups(const pipe_config *c, const cg_matmul_shape *s) {
  * blocks. The 96x96 block takes 6x6 outputs per work-item, so that it keeps 256 work-items (with
  * 8x8, 144, it ran 30% slower). The 32x32 block's rate was not measured at n=4096: its weight
  * is the one that reproduces its lead over 64x64 blocks at 555^3 (13.7 against 11.9 TFLOP/s on
- * the H200, 2026-12-03: three waves of small blocks against one of large). On a CPU device, the 64x64 block: a CPU driver runs a work-group's items in loops
- * on one core, and the accumulators of 8x8 per item would not stay in its registers (measured on
- * PoCL and rusticl: bench/RESULTS.md). */
+ * the H200, 2026-12-03: three waves of small blocks against one of large). On a CPU device, the
+ * 64x64 block: a CPU driver runs a work-group's items in loops on one core, and the accumulators
+ * of 8x8 per item would not stay in its registers (measured on PoCL and rusticl:
+ * bench/RESULTS.md). */
 static const struct {
   int v[P_COUNT];
   double rate; /* TFLOP/s, relative weights only */
@@ -81,7 +82,8 @@ static void choose_default(const cg_device_info *info, const cg_matmul_shape *s,
     double best_cost = INFINITY;
     for (int b = 0; b < GPU_BLOCKS; ++b) {
       memcpy(c->v, gpu_blocks[b].v, sizeof c->v);
-      const double cost = (double)waves(c, s, units) * c->v[P_MWG] * c->v[P_NWG] / gpu_blocks[b].rate;
+      const double cost =
+          (double)waves(c, s, units) * c->v[P_MWG] * c->v[P_NWG] / gpu_blocks[b].rate;
       if (cost < best_cost) {
         best_cost = cost;
         best = b;

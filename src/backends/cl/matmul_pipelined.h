@@ -1,6 +1,7 @@
 /* Private to src/backends/cl: the parameters of the pipelined matmul kernel (cl/matmul.cl's
- * matmul_pipelined): the default for a device and shape (by the device's compute units), --kernel-param overrides, and the
- * fallback to smaller parameters where the device's limits require it. */
+ * matmul_pipelined): the default for a device and shape (by the device's compute units),
+ * --kernel-param overrides, and the fallback to smaller parameters where the device's limits
+ * require it. */
 #ifndef CLGAUGE_CL_MATMUL_PIPELINED_H
 #define CLGAUGE_CL_MATMUL_PIPELINED_H
 
