@@ -175,7 +175,7 @@ cg_rc cg_xgemm_tuner_run(const cg_xgemm_tuner_job *job, cg_xgemm_best *out, cg_e
                code == 127 ? "not found" : "cannot write its log or enter its folder");
       CG_CHECK(false, CG_ERROR, "'%s' ended (%s %d) before writing %s; its output: %s",
                job->program, WIFEXITED(status) ? "exit status" : "signal",
-              WIFEXITED(status) ? code : WTERMSIG(status), first_stage, log);
+               WIFEXITED(status) ? code : WTERMSIG(status), first_stage, log);
     }
     struct stat st;
     cg_error ignored = {0};
