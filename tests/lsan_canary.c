@@ -1,6 +1,7 @@
 /* Leaks on purpose, in the sanitized test tree only: with the drivers' suppressions of lsan.supp
- * in force, LeakSanitizer must still report a block of ours ("host") and a program that was never
- * released on rusticl ("driver"), or the sanitizer stage could be passing over leaks of ours.
+ * in force, LeakSanitizer must still report a block of ours ("host"), and cl_audit a program
+ * that was never released ("driver"), or the sanitizer stage could be passing over leaks of
+ * ours.
  *   lsan_canary host|driver */
 #include <stdio.h>
 #include <stdlib.h>
