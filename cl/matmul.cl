@@ -3,8 +3,11 @@
  * variant takes any M, N, K: work-items outside C load zeros and write nothing.
  * Build options: -DTS=<n> (tile edge of naive/tiled, and the work-group edge of regblock),
  * -DWPT=<n> (outputs per work-item per dimension in regblock), -DBK=<n> (k-slice of regblock);
- * matmul_pipelined is built only when -DMWG=<n> is given, with its own parameters (see there). */
+ * matmul_pipelined is built only when -DMWG=<n> is given, with its own parameters (see there),
+ * and then alone: a driver compiles every kernel of a program, and a first run that needs only
+ * the pipelined kernel should not pay for the other three. */
 
+#ifndef MWG
 #ifndef TS
 #define TS 16
 #endif
@@ -96,7 +99,7 @@ matmul_regblock(const int M, const int N, const int K, __global const float *A,
   }
 }
 
-#ifdef MWG
+#else /* MWG */
 /* Pipelined register blocking. A work-group computes an MWG x NWG block of C, each work-item
  * WM x WN elements of it in registers; the k dimension goes by slices of KWG. Local tiles are
  * double-buffered, and each work-item loads its share of slice s+1 from global memory into
@@ -264,4 +267,4 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     }
   }
 }
-#endif
+#endif /* MWG */
