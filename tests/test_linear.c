@@ -825,6 +825,7 @@ START_TEST(test_persistent) {
       {"PERSIST=1,PGROUPS=3", NULL, 0},
       {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
       {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2},
       {"PERSIST=0", "launches: PERSIST=0", 2},
   };
   const cg_linear_shape s = {203, 37, 5, 8};
@@ -1101,7 +1102,8 @@ START_TEST(test_validate_values) {
                         (cl ? impl->kernel_params[1] &&
                                   strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
                                   impl->kernel_params[2] && impl->kernel_params[3] &&
-                                  impl->kernel_params[4] && !impl->kernel_params[5]
+                                  impl->kernel_params[4] && impl->kernel_params[5] &&
+                                  !impl->kernel_params[6]
                             : !impl->kernel_params[1]),
                     "%s: kernel parameters", b->name);
     } else {

@@ -867,6 +867,8 @@ START_TEST(test_fused_persistent) {
       {"PERSIST=2,PGROUPS=2", NULL}, /* two groups' data path where they do run at once */
       {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups"},
       {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group"},
+      /* a barrier that gives up sooner, as asked, and says so */
+      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group"},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     for (int w3 = 0; w3 < 2; ++w3) {
@@ -891,6 +893,8 @@ START_TEST(test_fused_persistent) {
       printf("%s: %s\n", name, path);
       if (cases[c].path)
         ck_assert_msg(strstr(path, cases[c].path), "%s: path '%s'", name, path);
+      if (strstr(cases[c].params, "SPIN"))
+        expect_param(&prep.config, "SPIN", 64, CG_ORIGIN_OVERRIDE, name);
       const bool persistent = strncmp(path, "persistent", 10) == 0;
       ck_assert_msg(res.launches == (persistent ? -1 : 3) || res.launches == 2,
                     "%s: %d launches", name, res.launches);
@@ -952,7 +956,7 @@ START_TEST(test_fused_overrides) {
     int batch;
   } bad[] = {{"TX=1000", 17}, {"TX=16,TY=32", 17}, {"R=0", 17}, {"R=17", 17},
              {"KC=0", 17},    {"TPG=0", 17},       {"TPG=2", 300}, {"VW=3", 17},
-             {"R=2,VW=4", 17}, {"STRATEGY=2", 17}};
+             {"R=2,VW=4", 17}, {"STRATEGY=2", 17}, {"PERSIST=1,SPIN=0", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;

@@ -16,6 +16,7 @@ typedef struct linear_persistent {
   cl_mem part, w_saved, b_saved;
   cg_grid grid;
   size_t groups, local, local_bytes;
+  cl_int spin; /* the barrier's polls before it gives up */
 } linear_persistent;
 
 static void persistent_release(void *ext) {
@@ -36,7 +37,6 @@ static cg_rc persistent_epoch(cg_linear_device *l, cg_error *err) {
   linear_persistent *p = l->ext;
   const cg_linear_shape s = l->setup.shape;
   const cl_int S = s.samples, B = s.batch, F = s.features, C = s.classes;
-  const cl_int spin = CG_GRID_SPIN;
   const cl_float lr = l->setup.lr;
   const size_t rows = (size_t)l->rows;
   cl_kernel k = p->kernel;
@@ -47,7 +47,7 @@ static cg_rc persistent_epoch(cg_linear_device *l, cg_error *err) {
   CG_CL(clSetKernelArg, (k, 7, sizeof lr, &lr));
   const cl_mem out[] = {l->w, l->b, p->w_saved, p->b_saved, p->part, l->loss, p->grid.state};
   for (cl_uint i = 0; i < 7; ++i) CG_CL(clSetKernelArg, (k, 8 + i, sizeof(cl_mem), &out[i]));
-  CG_CL(clSetKernelArg, (k, 15, sizeof spin, &spin));
+  CG_CL(clSetKernelArg, (k, 15, sizeof p->spin, &p->spin));
   const size_t slice = ((size_t)F + p->groups - 1) / p->groups;
   const size_t local_args[] = {rows * slice, (size_t)C * slice, rows * (size_t)C, rows,
                                (size_t)C, rows};
@@ -143,6 +143,7 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   if (!plan.on) goto cleanup;
   cg_kernel_config_set(config, "WG_PERSIST", (int)p->local, local_origin);
   p->groups = (size_t)plan.groups;
+  p->spin = plan.spin;
   p->local_bytes = local_bytes;
   const cg_device *dev = l->dev;
   CG_TRY(cg_cl_buffer(dev, "the partial logits (2 x groups x rows x classes)",

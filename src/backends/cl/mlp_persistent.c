@@ -16,6 +16,7 @@ struct cg_cl_mlp_persistent {
   cl_mem part, h1g, w1_saved, small_saved;
   cg_grid grid;
   size_t groups, local, slice;
+  cl_int spin;      /* the barrier's polls before it gives up */
   int iters;        /* of the run enqueued last */
   bool on, failed;  /* failed: a launch did, the path is launches from then on */
 };
@@ -78,6 +79,7 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   CG_TRY(cg_cl_persist_most_items(info, p->kernel, &items, err));
   p->local = items < 256 ? items : 256;
   p->groups = (size_t)plan.groups;
+  p->spin = plan.spin;
   p->slice = (D + p->groups - 1) / p->groups;
   const size_t bytes = (local_floats(s, p->slice) + 1) * sizeof(float);
   char why[200];
@@ -125,8 +127,7 @@ cg_rc cg_cl_mlp_persistent_enqueue(cg_cl_mlp_persistent *p, cg_mlp_device *md, i
                          md->g3,      md->loss,       p->w1_saved, p->small_saved,
                          p->part,     p->h1g,         p->grid.state};
   for (cl_uint i = 0; i < 12; ++i) CG_CL(clSetKernelArg, (k, 7 + i, sizeof(cl_mem), &bufs[i]));
-  const cl_int spin = CG_GRID_SPIN;
-  CG_CL(clSetKernelArg, (k, 19, sizeof spin, &spin));
+  CG_CL(clSetKernelArg, (k, 19, sizeof p->spin, &p->spin));
   const size_t locals[] = {N * p->slice, p->slice * H, N * H, H * O, O * O, O * O, N * O, N * O};
   for (cl_uint i = 0; i < 8; ++i)
     CG_CL(clSetKernelArg, (k, 20 + i, locals[i] * sizeof(float), NULL));

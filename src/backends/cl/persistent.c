@@ -31,6 +31,11 @@ cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, bool gpu_default
   CG_CHECK(plan->groups >= 1, CG_BAD_INPUT,
            "--kernel-param PGROUPS=%d: a persistent launch has at least one work-group",
            plan->groups);
+  plan->spin_origin = CG_ORIGIN_DEFAULT;
+  plan->spin = cg_kernel_override(env->overrides, "SPIN", CG_GRID_SPIN, &plan->spin_origin);
+  CG_CHECK(plan->spin >= 1, CG_BAD_INPUT,
+           "--kernel-param SPIN=%d: a waiting work-group polls the barrier at least once",
+           plan->spin);
   *want = v >= 1;
   if (!*want) {
     snprintf(config->path, sizeof config->path, "launches: %s",
@@ -69,6 +74,8 @@ cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t lo
   if (!plan->on) plan->origin = CG_ORIGIN_FALLBACK;
   cg_kernel_config_set(config, "PERSIST", plan->on, plan->origin);
   if (plan->on) cg_kernel_config_set(config, "PGROUPS", plan->groups, plan->groups_origin);
+  if (plan->on && plan->spin_origin != CG_ORIGIN_DEFAULT)
+    cg_kernel_config_set(config, "SPIN", plan->spin, plan->spin_origin);
 cleanup:
   return rc;
 }

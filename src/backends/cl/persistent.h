@@ -16,11 +16,14 @@ typedef struct cg_cl_persist_plan {
   cg_origin origin;   /* of PERSIST */
   cg_origin groups_origin;
   bool unchecked;     /* PERSIST=2: no residency check (tests of the run-time fallback) */
+  int spin;           /* SPIN: polls of a waiting group before its barrier gives up */
+  cg_origin spin_origin;
 } cg_cl_persist_plan;
 
 /* The first half of the choice: PERSIST (0: launches; 1: persistent where the work-groups are
  * resident; 2: persistent without the residency check, so that a failing launch and its redo
- * can be tested) and PGROUPS (default `groups`, refused below 1). PERSIST defaults to 1 on a GPU
+ * can be tested), PGROUPS (default `groups`, refused below 1) and SPIN (default CG_GRID_SPIN,
+ * refused below 1; fewer polls make a test of a failing barrier quick). PERSIST defaults to 1 on a GPU
  * when `gpu_default` (the caller's persistent path measured faster than its launches there),
  * else to 0; on a CPU always to 0: a work-group spinning at a barrier holds a thread that the
  * others may need, so barriers cost more than launches there. When PERSIST is 0 the path is
@@ -33,7 +36,7 @@ cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, bool gpu_default
  * each (cg_grid_residency), unless the shape cannot take the persistent kernel at all (`fits`
  * false, `why` saying why). plan->on when the persistent path runs; config->path says what runs
  * and why (`what` names the persistent path, e.g. "one launch per epoch"), config gets PERSIST
- * and PGROUPS. */
+ * and PGROUPS, and SPIN where it was set. */
 cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t local,
                           size_t local_bytes, bool fits, const char *why,
                           cg_kernel_config *config, cg_cl_persist_plan *plan, cg_error *err);
