@@ -20,6 +20,7 @@
 
 #include "cli.h"
 #include "front.h"
+#include "clgauge/backend.h"
 #include "clgauge/clock.h"
 #include "clgauge/coldstart.h"
 #include "clgauge/report.h"
@@ -115,6 +116,7 @@ static const seed_case *seed_find(const char *workload) {
 
 typedef struct coldstart_opts {
   const char *device, *json, *csv;
+  const char *cl_variant; /* --variant, else each seed case's own */
   char **workloads, **backends;
   bool quiet;
   char **extra; /* after "--": given to every child */
@@ -137,11 +139,15 @@ static void coldstart_help(void) {
          "Seed cases, until the first verified result: matmul run 0 (ten products, --runs 1);\n"
          "mlp one training step and its loss (--iters 1 --print-every 1); linear one epoch\n"
          "(--epochs 1, pageable); saxpy run 0 (--runs 1). The cl backend runs its fastest\n"
-         "variant (matmul pipelined, mlp fused, linear fused, saxpy float4).\n\n"
+         "variant (matmul pipelined, mlp fused, linear fused, saxpy float4) unless --variant\n"
+         "names another.\n\n"
          "options:\n"
          "  --device SEL       the device, as the workload commands take it\n"
          "  --workload LIST    comma-separated workloads (default: matmul,mlp,linear,saxpy)\n"
          "  --backend LIST     cl, clblast or both (default: cl,clblast)\n"
+         "  --variant NAME     the cl backend's variant (default: each workload's fastest, as\n"
+         "                     above), one that every workload measured has: how soon a first\n"
+         "                     result comes from a kernel that is quicker to build\n"
          "  --json FILE        write the results as JSON (schema " CG_COLDSTART_SCHEMA ")\n"
          "  --csv FILE         write the results as CSV\n"
          "  --child-timeout SECONDS  end a child that runs longer (default 900)\n"
@@ -198,6 +204,9 @@ static int parse_coldstart(int argc, char **argv, coldstart_opts *o) {
                     o->backends[k]);
           return -1;
         }
+    } else if (cli_option(argc, argv, &i, "--variant", &v, &bad)) {
+      if (bad) return -1;
+      o->cl_variant = v;
     } else if (cli_option(argc, argv, &i, "--json", &v, &bad)) {
       if (bad) return -1;
       o->json = v;
@@ -214,6 +223,34 @@ static int parse_coldstart(int argc, char **argv, coldstart_opts *o) {
     }
   }
   return 0;
+}
+
+/* The cl variant each workload's child runs. */
+static const char *cl_variant_of(const coldstart_opts *o, const seed_case *seed) {
+  return o->cl_variant ? o->cl_variant : seed->cl_variant;
+}
+
+/* --variant names a variant of the cl backend of every workload measured, else it is reported
+ * with the variants there are. */
+static bool variant_known(const coldstart_opts *o, const char *const *workloads) {
+  if (!o->cl_variant) return true;
+  for (int w = 0; workloads[w]; ++w) {
+    const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), workloads[w]);
+    bool found = false;
+    char known[256] = "";
+    size_t used = 0;
+    for (const char *const *v = impl ? impl->variants : NULL; v && *v; ++v) {
+      found |= strcmp(*v, o->cl_variant) == 0;
+      const int n = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", *v);
+      if (n > 0 && (size_t)n < sizeof known - used) used += (size_t)n;
+    }
+    if (!found) {
+      cli_error("--variant '%s': the cl backend's %s has no such variant (%s)", o->cl_variant,
+                workloads[w], known);
+      return false;
+    }
+  }
+  return true;
 }
 
 /* The scratch directories of one run, removed at the end. */
@@ -390,7 +427,7 @@ static void child_args(char **args, const char *self, const seed_case *seed, con
   args[n++] = (char *)backend;
   if (strcmp(backend, "cl") == 0) {
     args[n++] = "--variant";
-    args[n++] = (char *)seed->cl_variant;
+    args[n++] = (char *)cl_variant_of(o, seed);
   }
   if (device) {
     args[n++] = "--device";
@@ -428,7 +465,7 @@ int cmd_coldstart(int argc, char **argv) {
   static const char *const all_backends[] = {"cl", "clblast", NULL};
   const char *const *workloads = o.workloads ? (const char *const *)o.workloads : all_workloads;
   const char *const *backends = o.backends ? (const char *const *)o.backends : all_backends;
-  int status = 0;
+  int status = variant_known(&o, workloads) ? 0 : EXIT_USAGE;
   cg_error err = {0};
   const char *paths[] = {o.json, o.csv}, *names[] = {"--json", "--csv"};
   for (int i = 0; i < 2 && status == 0; ++i)
@@ -488,7 +525,7 @@ int cmd_coldstart(int argc, char **argv) {
         snprintf(row->workload, sizeof row->workload, "%s", seed->workload);
         snprintf(row->backend, sizeof row->backend, "%s", backends[b]);
         snprintf(row->variant, sizeof row->variant, "%s",
-                 strcmp(backends[b], "cl") == 0 ? seed->cl_variant : "?");
+                 strcmp(backends[b], "cl") == 0 ? cl_variant_of(&o, seed) : "?");
         row->state = state;
         double *times[] = {&row->total_ms,  &row->start_ms,   &row->discovery_ms,
                            &row->inputs_ms, &row->reference_ms, &row->context_ms,

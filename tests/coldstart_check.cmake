@@ -3,9 +3,9 @@
 # the library compiles inside its run), and the total at least the phases' sum less the time
 # two of them ran at once (overlap_ms). The order of cost is checked where the CPU driver makes
 # it large, with a wide margin: a cold compile costs PoCL seconds, its warm caches milliseconds.
-# The CSV (JSON.csv) has the same records.
+# The CSV (JSON.csv) has the same records. VARIANT: the variant every cl record must name.
 #   cmake -DCLGAUGE=path -DJSON=path -DBACKENDS=cl,clblast -DWORKLOAD=saxpy
-#         [-DMARGIN_BACKEND=cl] -P coldstart_check.cmake -- <extra options>
+#         [-DMARGIN_BACKEND=cl] [-DVARIANT=name] -P coldstart_check.cmake -- <extra options>
 include(${CMAKE_CURRENT_LIST_DIR}/script_args.cmake)
 clgauge_script_args(extra)
 clgauge_skip_without_device(${CLGAUGE})
@@ -43,6 +43,10 @@ foreach(backend ${backends})
     endif()
     if(NOT status STREQUAL "ok")
       string(APPEND problems "record ${i} (${b}/${s}): status ${status}\n")
+    endif()
+    string(JSON variant GET "${text}" records ${i} variant)
+    if(VARIANT AND b STREQUAL "cl" AND NOT variant STREQUAL VARIANT)
+      string(APPEND problems "record ${i} (${b}/${s}): variant ${variant}, expected ${VARIANT}\n")
     endif()
     set(sum 0)
     foreach(phase start discovery inputs reference context compile upload run download verify)
