@@ -18,7 +18,10 @@ __kernel void grid_discover(__global int *state, const int spin, __local float *
  * slot of seen[k % 2][.], after it each group checks every other group's slot of that round (the
  * double buffer keeps round k+1's writes off the slots a slow group still reads). wrong[group]
  * counts the slots that did not hold what their group wrote; past a failed barrier nothing is
- * checked (the host sees state[2]). */
+ * checked (the host sees state[2]). The slots are read through a volatile pointer, as the
+ * persistent kernels read what other groups wrote: NVIDIA's L1 is not coherent across compute
+ * units, and plain loads there returned a slot's value of two rounds before (seen on an H200:
+ * 100 wrong slots in 101 rounds). */
 __kernel void grid_test(__global int *state, const int spin, const int rounds,
                         __global int *seen, __global int *wrong) {
   __local int failed;
@@ -26,7 +29,7 @@ __kernel void grid_test(__global int *state, const int spin, const int rounds,
   const int L = get_local_size(0);
   int bad = 0;
   for (int k = 0; k < rounds; ++k) {
-    __global int *slots = seen + (k % 2) * G;
+    volatile __global int *slots = seen + (k % 2) * G;
     if (lid == 0) slots[g] = k + g;
     if (cg_grid_sync(state, G, spin, &failed)) break;
     for (int h = lid; h < G; h += L) bad += slots[h] != k + h;
