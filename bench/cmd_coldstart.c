@@ -238,11 +238,10 @@ static bool variant_known(const coldstart_opts *o, const char *const *workloads)
     const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), workloads[w]);
     bool found = false;
     char known[256] = "";
-    size_t used = 0;
     for (const char *const *v = impl ? impl->variants : NULL; v && *v; ++v) {
       found |= strcmp(*v, o->cl_variant) == 0;
-      const int n = snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", *v);
-      if (n > 0 && (size_t)n < sizeof known - used) used += (size_t)n;
+      snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", *known ? ", " : "",
+               *v);
     }
     if (!found) {
       cli_error("--variant '%s': the cl backend's %s has no such variant (%s)", o->cl_variant,

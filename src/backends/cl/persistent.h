@@ -23,12 +23,12 @@ typedef struct cg_cl_persist_plan {
 /* The first half of the choice: PERSIST (0: launches; 1: persistent where the work-groups are
  * resident; 2: persistent without the residency check, so that a failing launch and its redo
  * can be tested), PGROUPS (default `groups`, refused below 1) and SPIN (default CG_GRID_SPIN,
- * refused below 1; fewer polls make a test of a failing barrier quick). PERSIST defaults to 1 on a GPU
- * when `gpu_default` (the caller's persistent path measured faster than its launches there),
- * else to 0; on a CPU always to 0: a work-group spinning at a barrier holds a thread that the
- * others may need, so barriers cost more than launches there. When PERSIST is 0 the path is
- * decided (launches, config says so) and plan->on stays false; else call cg_cl_persist_check
- * once the kernel is built. */
+ * refused below 1; fewer polls make a test of a failing barrier quick). PERSIST defaults to 1
+ * on a GPU when `gpu_default` (the caller's persistent path measured faster than its launches
+ * there), else to 0; on a CPU always to 0: a work-group spinning at a barrier holds a thread
+ * that the others may need, so barriers cost more than launches there. When PERSIST is 0 the
+ * path is decided (launches, config says so) and plan->on stays false; else call
+ * cg_cl_persist_check once the kernel is built. */
 cg_rc cg_cl_persist_want(const cg_backend_env *env, int groups, bool gpu_default,
                          cg_kernel_config *config, cg_cl_persist_plan *plan, bool *want,
                          cg_error *err);
