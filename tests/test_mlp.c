@@ -859,24 +859,32 @@ START_TEST(test_fused_persistent) {
   cg_rng rng;
   cg_rng_seed(&rng, seed);
   cg_error err = {0};
+  const shape primes = {17, 31, 13, 5};
+  /* two tiles of w1 side by side (32 columns and 5), the batch's rows and w2's split between
+   * the two groups */
+  const shape two_tiles = {9, 23, 37, 3};
   const struct {
     const char *params, *path;
+    shape s;
   } cases[] = {
-      {"PERSIST=1,PGROUPS=1", "persistent, one launch per run: 1 work-groups"},
-      {"PERSIST=1,PGROUPS=2", NULL},
-      {"PERSIST=2,PGROUPS=2", NULL}, /* two groups' data path where they do run at once */
-      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups"},
-      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group"},
+      {"PERSIST=1,PGROUPS=1", "persistent, one launch per run: 1 work-groups", primes},
+      {"PERSIST=1,PGROUPS=2", NULL, primes},
+      /* two groups' data path where they do run at once */
+      {"PERSIST=2,PGROUPS=2", NULL, primes},
+      {"PERSIST=2,PGROUPS=2", NULL, two_tiles},
+      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", primes},
+      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", primes},
       /* a barrier that gives up sooner, as asked, and says so */
-      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group"},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group",
+       primes},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c)
     for (int w3 = 0; w3 < 2; ++w3) {
       if (gpu && strstr(cases[c].params, "4096")) continue; /* may well be resident there */
-      const shape s = {17, 31, 13, 5};
+      const shape s = cases[c].s;
       char name[512];
-      snprintf(name, sizeof name, "cl/fused %s on %s%s", cases[c].params, o.list.items[_i].name,
-               w3 ? ", update_w3" : "");
+      snprintf(name, sizeof name, "cl/fused %s at %dx%dx%dx%d on %s%s", cases[c].params, s.n, s.d,
+               s.h, s.o, o.list.items[_i].name, w3 ? ", update_w3" : "");
       cg_kernel_overrides ov;
       parse_overrides(&ov, cases[c].params);
       const cg_backend_env env = {.device = o.device, .overrides = &ov};
