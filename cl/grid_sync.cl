@@ -67,57 +67,40 @@ inline int cg_grid_sync(__global int *state, const int groups, const int spin,
   return *failed;
 }
 
-/* The same barrier with two atomics fewer per barrier, for kernels that pass many: the group
- * reads the generation once, when it joins (no group can release a barrier before every group
- * has arrived at it, so the generation cannot move before this group's first arrival), and
- * counts it on after each barrier; the failure flag is not read before an arrival (a group that
- * arrives after a failure waits, sees the flag in its first poll and leaves). On an H200 an
- * atomic is an L2 round trip of several hundred cycles, and a barrier's arrival waited on three
- * of them one after the other. `gl`: the group's state, in local memory. */
-typedef struct cg_grid_local {
-  int gen;    /* the generation the next barrier ends */
-  int failed; /* the group's verdict */
-} cg_grid_local;
-
-/* Once per launch, before the first cg_grid_wait; every work-item of the group calls it. */
-inline void cg_grid_join(__global int *state, __local cg_grid_local *gl) {
-  if (cg_grid_leader()) {
-    gl->gen = atomic_add(&state[1], 0);
-    gl->failed = 0;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);
-}
-
-/* As cg_grid_sync, after cg_grid_join. */
-inline int cg_grid_wait(__global int *state, const int groups, const int spin,
-                        __local cg_grid_local *gl) {
+/* The same barrier for kernels that pass many, cheaper: barrier number k (from 0) of a launch
+ * whose arrivals count on in state[0] from zero (the host zeroes it before each launch,
+ * cg_grid_rearm) ends when state[0] reaches (k + 1) groups. The last arrival is itself the
+ * release, and the flag is not read before an arrival (a group that arrives after a failure
+ * sees it in its first poll): cg_grid_sync's path has four atomics one after the other more
+ * (the flag, the generation, the reset and the bump), each an L2 round trip of hundreds of
+ * cycles on a GPU: on an H200 the seed mlp's iteration, two barriers, took 12.6 us with this
+ * one against 13.0-13.4 with cg_grid_sync less its first two (bench/RESULTS.md, 2026-12-04). */
+inline int cg_grid_count(__global int *state, const int groups, const int spin, const int k,
+                         __local int *failed) {
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   if (groups == 1) return 0;
   if (cg_grid_leader()) {
-    const int gen = gl->gen;
-    int f = 0;
+    const int target = (k + 1) * groups;
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's writes before its arrival */
-    if (atomic_inc(&state[0]) == groups - 1) {
-      atomic_xchg(&state[0], 0);
-      mem_fence(CLK_GLOBAL_MEM_FENCE);
-      atomic_inc(&state[1]);
-    } else {
-      /* as in cg_grid_sync: no break, nothing but its own variables in the loop */
-      int released = 0, polls = 0;
-      while (!released && !f && polls < spin) {
-        released = atomic_add(&state[1], 0) != gen;
-        f = atomic_add(&state[2], 0);
-        ++polls;
-      }
-      if (!released && !f) atomic_xchg(&state[2], 1);
-      f = !released;
+    int n = atomic_inc(&state[0]) + 1, f = 0, polls = 0;
+    /* as in cg_grid_sync: no break, nothing but its own variables in the loop */
+    while (n < target && !f && polls < spin) {
+      n = atomic_add(&state[0], 0);
+      f = atomic_add(&state[2], 0);
+      ++polls;
+    }
+    /* a group that gives up also sends the arrivals far below any target, so that no group
+     * arriving later completes a barrier that some group has left: each of them waits, sees the
+     * flag and leaves */
+    if (n < target && !f) {
+      atomic_xchg(&state[0], -(1 << 30));
+      atomic_xchg(&state[2], 1);
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the others' writes before the group's reads */
-    gl->gen = gen + 1;
-    gl->failed = f;
+    *failed = n < target;
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
-  return gl->failed;
+  return *failed;
 }
 
 #endif

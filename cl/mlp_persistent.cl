@@ -1,6 +1,6 @@
 /* The persistent mlp step: a run's iterations in one launch of G work-groups with two
- * device-wide barriers per iteration (cg_grid_wait, cl/grid_sync.cl), in place of the fused variant's two or
- * three launches per iteration (cl/mlp.cl). Built per shape (the macros below), so that every
+ * device-wide barriers per iteration (cg_grid_count, cl/grid_sync.cl), in place of the fused
+ * variant's two or three launches per iteration (cl/mlp.cl). Built per shape (the macros below), so that every
  * array is sized and every loop bound known to the compiler.
  *
  * w1 is cut into TI x TJ tiles of BI rows by BJ columns; group g < TI TJ owns tile
@@ -46,7 +46,14 @@
  * RED the floats of their parts, at least WG. */
 #include "grid_sync.cl"
 
-#define NBP ((NB + 1) / 2 * 2) /* the batch padded to the forward part's pairs of rows */
+/* The batch's columns of x and of h1 (then dz1) are kept transposed, a row per feature (per
+ * hidden unit) with the batch along it, padded to a multiple of 4: phase 1 reads them 4 rows of
+ * the batch at a time, one 16-byte local load in place of four (the loads of local memory,
+ * not the multiply-adds, bound phase 1). LDX, their row length, is 4 more, so that the rows that
+ * neighbouring work-items read start 4 banks apart. */
+#define NB4 ((NB + 3) / 4 * 4)
+#define LDX (NB4 + 4)
+#define LD4(p) (*(__local const float4 *)(p))
 #define NO (NB * DOUT)
 #define OO (DOUT * DOUT)
 #define W2O (W2R * DOUT)
@@ -60,10 +67,12 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
                __global float *loss, __global float *w1_saved, __global float *small_saved,
                __global float *part, __global float *h1g, __global float *h2g,
                __global int *grid, const int spin) {
-  __local cg_grid_local gl;
-  __local float xs[NBP][BI];     /* x[n][i0 + i], zero beyond the batch and DIN */
-  __local float ws[BI][BJ];      /* the tile of w1, zero beyond DIN and HID */
-  __local float zs[NBP][BJ];     /* h1[n][j0 + j], then dz1 */
+  __local int failed;
+  /* x[n][i0 + i] at xt[i][n], h1[n][j0 + j] (then dz1) at zt[j][n], zero beyond the batch,
+   * DIN and HID; the tile of w1 */
+  __local float xt[BI][LDX] __attribute__((aligned(16)));
+  __local float zt[BJ][LDX] __attribute__((aligned(16)));
+  __local float ws[BI][BJ] __attribute__((aligned(16)));
   __local float w2j[BJ][DOUT];   /* w2[j0 + j][o] of the iteration */
   __local float hr[HID];         /* phase 2: a row of h1 */
   __local float red[RED];        /* the parts of shared sums */
@@ -84,9 +93,9 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
     if (in) w1_saved[at] = v;
     ws[i][j] = v;
   }
-  for (int q = lid; q < NBP * BI; q += WG) {
+  for (int q = lid; q < LDX * BI; q += WG) {
     const int n = q / BI, i = q % BI;
-    xs[n][i] = tiled && n < NB && i0 + i < DIN ? x[n * DIN + i0 + i] : 0.0f;
+    xt[i][n] = tiled && n < NB && i0 + i < DIN ? x[n * DIN + i0 + i] : 0.0f;
   }
   for (int q = lid; q < NO; q += WG) ts[q] = t[q];
   for (int q = lid; q < OO; q += WG) {
@@ -106,54 +115,67 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
     /* the first iteration's w2 in its buffer (iters & 1), read after the first barrier */
     if (r < HID && (iters & 1)) w2x[at] = v;
   }
-  cg_grid_join(grid, &gl); /* its local barrier ends the loads */
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 
   int ok = 1;
   for (int it = 0; it <= iters; ++it) {
     /* 1. the tile: the backward part of iteration it - 1, then the forward part of it */
     const int back = tiled && it > 0, fwd = tiled && it < iters;
     if (back)
-      for (int q = lid; q < NBP * BJ; q += WG) {
-        const int n = q / BJ, j = q % BJ;
+      for (int q = lid; q < BJ * NB; q += WG) {
+        const int j = q / NB, n = q % NB;
         float d = 0.0f;
-        if (zs[n][j] > 0.0f)
+        if (zt[j][n] > 0.0f)
           for (int o = 0; o < DOUT; ++o) d += dz2s[n * DOUT + o] * w2j[j][o];
-        zs[n][j] = d;
+        zt[j][n] = d;
       }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* g1 by blocks of rows i, i + 1 and columns j, j + BJ / 2 (the columns of neighbouring
+     * work-items neighbouring rows of zt), 4 rows of the batch per step, each lane of the
+     * accumulators its own sum over the batch's rows, added at the end in a fixed order */
     if (back)
       for (int q = lid; q < (BI / 2) * (BJ / 2); q += WG) {
-        const int i = q / (BJ / 2) * 2, j = q % (BJ / 2) * 2;
-        float a00 = 0.0f, a01 = 0.0f, a10 = 0.0f, a11 = 0.0f;
-        for (int n = 0; n < NB; ++n) {
-          const float x0 = xs[n][i], x1 = xs[n][i + 1], d0 = zs[n][j], d1 = zs[n][j + 1];
+        const int i = q / (BJ / 2) * 2, j = q % (BJ / 2), j2 = j + BJ / 2;
+        float4 a00 = (float4)(0.0f), a01 = a00, a10 = a00, a11 = a00;
+        for (int n = 0; n < NB4; n += 4) {
+          const float4 x0 = LD4(&xt[i][n]), x1 = LD4(&xt[i + 1][n]);
+          const float4 d0 = LD4(&zt[j][n]), d1 = LD4(&zt[j2][n]);
           a00 += x0 * d0;
           a01 += x0 * d1;
           a10 += x1 * d0;
           a11 += x1 * d1;
         }
-        ws[i][j] -= lr * a00;
-        ws[i][j + 1] -= lr * a01;
-        ws[i + 1][j] -= lr * a10;
-        ws[i + 1][j + 1] -= lr * a11;
+        ws[i][j] -= lr * ((a00.s0 + a00.s1) + (a00.s2 + a00.s3));
+        ws[i][j2] -= lr * ((a01.s0 + a01.s1) + (a01.s2 + a01.s3));
+        ws[i + 1][j] -= lr * ((a10.s0 + a10.s1) + (a10.s2 + a10.s3));
+        ws[i + 1][j2] -= lr * ((a11.s0 + a11.s1) + (a11.s2 + a11.s3));
       }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* the partial product by blocks of 4 rows of the batch and 4 columns: two 16-byte loads
+     * per 16 multiply-adds */
     if (fwd)
-      for (int q = lid; q < (NBP / 2) * (BJ / 4); q += WG) {
-        const int n = q / (BJ / 4) * 2, j = q % (BJ / 4) * 4;
-        float4 a0 = (float4)(0.0f), a1 = (float4)(0.0f);
+      for (int q = lid; q < (NB4 / 4) * (BJ / 4); q += WG) {
+        const int n = q / (BJ / 4) * 4, j = q % (BJ / 4) * 4;
+        float4 a[4] = {(float4)(0.0f), (float4)(0.0f), (float4)(0.0f), (float4)(0.0f)};
         for (int k = 0; k < BI; ++k) {
-          const float4 w = vload4(0, &ws[k][j]);
-          a0 += xs[n][k] * w;
-          a1 += xs[n + 1][k] * w;
+          const float4 xv = LD4(&xt[k][n]), w = LD4(&ws[k][j]);
+          a[0] += xv.s0 * w;
+          a[1] += xv.s1 * w;
+          a[2] += xv.s2 * w;
+          a[3] += xv.s3 * w;
         }
-        const float v[2][4] = {{a0.s0, a0.s1, a0.s2, a0.s3}, {a1.s0, a1.s1, a1.s2, a1.s3}};
-        for (int r = 0; r < 2; ++r)
-          for (int c = 0; c < 4; ++c)
-            if (n + r < NB && j0 + j + c < HID) mine[(n + r) * HID + j0 + j + c] = v[r][c];
+        for (int r = 0; r < 4 && n + r < NB; ++r) {
+          __global float *row = mine + (n + r) * HID + j0 + j;
+          if (j0 + j + 3 < HID) {
+            vstore4(a[r], 0, row);
+          } else {
+            const float v[4] = {a[r].s0, a[r].s1, a[r].s2, a[r].s3};
+            for (int c = 0; j0 + j + c < HID; ++c) row[c] = v[c];
+          }
+        }
       }
     if (it == iters) break;
-    if (cg_grid_wait(grid, G, spin, &gl)) {
+    if (cg_grid_count(grid, G, spin, 2 * it, &failed)) {
       ok = 0;
       break;
     }
@@ -178,9 +200,8 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       for (int q = lid; q < JS * DOUT; q += WG) {
-        const int o = q % DOUT;
         float s = 0.0f;
-        for (int j = q / DOUT; j < HID; j += JS) s += hr[j] * w2v[j * DOUT + o];
+        for (int j = q / DOUT; j < HID; j += JS) s += hr[j] * w2v[j * DOUT + q % DOUT];
         red[q] = s;
       }
       barrier(CLK_LOCAL_MEM_FENCE);
@@ -191,7 +212,7 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (cg_grid_wait(grid, G, spin, &gl)) {
+    if (cg_grid_count(grid, G, spin, 2 * it + 1, &failed)) {
       ok = 0;
       break;
     }
@@ -199,9 +220,9 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
     /* 3. every group alike; first every load of the phase and of the next phase 1 */
     volatile __global const float *h1v = h1g, *h2v = h2g;
     for (int q = lid; q < NO; q += WG) h2s[q] = h2v[q];
-    for (int q = lid; q < NBP * BJ; q += WG) {
+    for (int q = lid; q < NB4 * BJ; q += WG) {
       const int n = q / BJ, j = q % BJ;
-      zs[n][j] = tiled && n < NB && j0 + j < HID ? h1v[n * HID + j0 + j] : 0.0f;
+      zt[j][n] = tiled && n < NB && j0 + j < HID ? h1v[n * HID + j0 + j] : 0.0f;
     }
     for (int q = lid; q < BJ * DOUT; q += WG) {
       const int j = q / DOUT, o = q % DOUT;

@@ -56,6 +56,9 @@ cg_rc cg_grid_read_failure(cl_command_queue q, cg_grid *g, cg_error *err);
 bool cg_grid_failed(const cg_grid *g);
 /* Zero the state again after a failure (blocking), so that the next launch may try. */
 cg_rc cg_grid_reset(cl_command_queue q, cg_grid *g, cg_error *err);
+/* Zero the state before a launch whose barriers count the arrivals from zero (cg_grid_count in
+ * cl/grid_sync.cl), on q before the launch (non-blocking). */
+cg_rc cg_grid_rearm(cl_command_queue q, cg_grid *g, cg_error *err);
 void cg_grid_release(cg_grid *g);
 
 #endif

@@ -142,6 +142,18 @@ cleanup:
   return rc;
 }
 
+cg_rc cg_grid_rearm(cl_command_queue q, cg_grid *g, cg_error *err) {
+  cg_rc rc = CG_OK;
+  /* the whole state, though the counting barriers need only the arrivals zeroed (the failure
+   * flag is zero unless the previous launch failed, and the host reset it then): Oclgrind takes
+   * the flag that one group sets and another reads in the same launch for uninitialised unless
+   * the host wrote it last */
+  static const cl_int zeros[3] = {0, 0, 0};
+  CG_CL(clEnqueueWriteBuffer, (q, g->state, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL));
+cleanup:
+  return rc;
+}
+
 void cg_grid_release(cg_grid *g) {
   if (g->state) clReleaseMemObject(g->state);
   g->state = NULL;

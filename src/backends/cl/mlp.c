@@ -517,7 +517,7 @@ cleanup:
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX",    "TY",   "R",       "KC",      "TPG", "VW",
-    "PF",       "THREE", "DZ1A", "PERSIST", "PGROUPS", "SPIN", NULL};
+    "PF",       "THREE", "DZ1A", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */

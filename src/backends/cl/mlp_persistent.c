@@ -74,8 +74,8 @@ static persist_tiling tiling(cg_mlp_shape s, size_t groups, size_t wg) {
 /* Bytes of local memory of a group: the kernel's arrays, in its order. */
 static size_t local_bytes(cg_mlp_shape s, const persist_tiling *t) {
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
-  const size_t nbp = round_up(N, 2);
-  const size_t floats = nbp * t->bi + t->bi * t->bj + nbp * t->bj + t->bj * O + H + t->red +
+  const size_t ldx = round_up(N, 4) + 4; /* the kernel's LDX */
+  const size_t floats = ldx * t->bi + ldx * t->bj + t->bi * t->bj + t->bj * O + H + t->red +
                         5 * N * O + 2 * O * O + t->w2r * O + N * t->w2r;
   return floats * sizeof(float) + sizeof(cl_int);
 }
@@ -99,11 +99,14 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   const cg_device_info *info = cg_device_get_info(dev);
   const cg_mlp_shape s = md->setup.shape;
   const size_t N = (size_t)s.batch, D = (size_t)s.din, H = (size_t)s.hidden, O = (size_t)s.dout;
-  /* a group per compute unit by default: the first layer's products spread over all of them */
+  /* a group per compute unit by default: the first layer's products spread over all of them.
+   * On by default on GPUs: on the H200 it was faster than the launches at every shape where its
+   * local memory fits (11.5 against 22-27 us per seed iteration; 7 shapes, bench/RESULTS.md,
+   * 2026-12-04) */
   const size_t cu = info->compute_units ? info->compute_units : 1;
   cg_cl_persist_plan plan;
   bool want = false;
-  CG_TRY(cg_cl_persist_want(env, (int)cu, false, config, &plan, &want, err));
+  CG_TRY(cg_cl_persist_want(env, (int)cu, true, config, &plan, &want, err));
   if (!want) goto cleanup;
   p = calloc(1, sizeof *p);
   CG_CHECK(p, CG_ERROR, "out of memory");
@@ -113,8 +116,17 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
    * limit; built again with fewer where the kernel allows fewer */
   cg_cl_group_limits lim;
   CG_TRY(cg_cl_device_limits(info, &lim, err));
-  size_t wg = cg_pow2_floor(lim.items < lim.dim[0] ? lim.items : lim.dim[0]);
-  if (wg > 256) wg = 256;
+  const size_t most = lim.items < lim.dim[0] ? lim.items : lim.dim[0];
+  cg_origin wg_origin = CG_ORIGIN_DEFAULT;
+  const int asked = cg_kernel_override(env->overrides, "WG_PERSIST", 256, &wg_origin);
+  CG_CHECK(asked >= 1 && (asked & (asked - 1)) == 0, CG_BAD_INPUT,
+           "--kernel-param WG_PERSIST=%d: a power of two from 1", asked);
+  CG_CHECK(wg_origin == CG_ORIGIN_DEFAULT || (size_t)asked <= most, CG_BAD_INPUT,
+           "--kernel-param WG_PERSIST=%d: the device allows %zu work-items per group", asked,
+           most);
+  size_t wg = cg_pow2_floor(most);
+  if (wg > (size_t)asked) wg = (size_t)asked;
+
   persist_tiling t;
   size_t bytes = 0;
   const uint64_t t0 = cg_now_ns();
@@ -148,6 +160,10 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   CG_TRY(cg_cl_persist_check(env, "persistent, one launch per run", p->local, bytes, fits, why,
                              config, &plan, err));
   if (!plan.on) goto cleanup;
+  cg_kernel_config_set(config, "WG_PERSIST", (int)p->local,
+                       wg_origin != CG_ORIGIN_DEFAULT ? wg_origin
+                       : p->local < 256              ? CG_ORIGIN_FALLBACK
+                                                     : CG_ORIGIN_DEFAULT);
   CG_TRY(cg_cl_buffer(dev, "the partial products (row blocks x batch x hidden)",
                       t.ti * N * H * sizeof(float), CL_MEM_READ_WRITE, &p->part, err));
   CG_TRY(cg_cl_buffer(dev, "h1 (batch x hidden)", N * H * sizeof(float), CL_MEM_READ_WRITE,
@@ -189,6 +205,7 @@ cg_rc cg_cl_mlp_persistent_enqueue(cg_cl_mlp_persistent *p, cg_mlp_device *md, i
                          p->small_saved, p->part, p->h1g,          p->h2g,  p->grid.state};
   for (cl_uint i = 0; i < 14; ++i) CG_CL(clSetKernelArg, (k, 3 + i, sizeof(cl_mem), &bufs[i]));
   CG_CL(clSetKernelArg, (k, 17, sizeof p->spin, &p->spin));
+  CG_TRY(cg_grid_rearm(md->queue, &p->grid, err)); /* the barriers count from zero */
   const size_t global = p->groups * p->local;
   CG_CL(clEnqueueNDRangeKernel,
         (md->queue, k, 1, NULL, &global, &p->local, 0, NULL, &md->span.begin));

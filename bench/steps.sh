@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Sourced by the scripts of device calls under bench/results/: `steps_begin OUT TAR` names the
+# folder of the call's logs and the tarball beside it (remade after every step, so that a call cut
+# short still brings back what ran); `step NAME LIMIT COMMAND...` runs one command with a time
+# limit, its stdout in NAME.txt and stderr in NAME.err, and its exit status and milliseconds in
+# steps.log. XDG_CACHE_HOME is a fresh folder of the call (clgauge's binary cache starts empty),
+# left out of the tarball.
+steps_begin() { # out tarball
+  steps_out=$1 steps_tar=$2
+  mkdir -p "$steps_out/cache"
+  export XDG_CACHE_HOME=$steps_out/cache
+  date -u > "$steps_out/date.txt"
+}
+step() { # name limit command...
+  local name=$1 limit=$2 t0
+  shift 2
+  t0=$(date +%s%N)
+  echo "== $name ($(date -u +%T))" | tee -a "$steps_out/steps.log"
+  timeout "$limit" "$@" > "$steps_out/$name.txt" 2> "$steps_out/$name.err"
+  echo "   rc $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$steps_out/steps.log"
+  tar -C "$steps_out" -czf "$steps_tar" --exclude=./cache .
+}
