@@ -274,6 +274,7 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       if (on && on->value == 1) {
         wanted[n++] = "PGROUPS";
         wanted[n++] = "WG_PERSIST";
+        wanted[n++] = "PREFETCH";
       }
       ck_assert_msg(k->path[0], "%s: no kernel path in resident mode", name);
     }
@@ -803,7 +804,9 @@ END_TEST
  * against the host on every device: one work-group (its barriers pass alone), a few (resident
  * or not: the check decides), far too many for the check (launches), and too many without the
  * check (PERSIST=2: the launch fails at its barrier and the epoch is redone with launches).
- * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices. */
+ * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices;
+ * rows fetched a batch ahead or in their batch (PREFETCH), more of them than the work-items'
+ * registers hold, partials padded past the groups. A bad PREFETCH is refused. */
 START_TEST(test_persistent) {
   cg_device_list list;
   cg_test_devices(&list);
@@ -820,7 +823,12 @@ START_TEST(test_persistent) {
     int launches_after; /* per batch once the first epoch has run: -1 for one per epoch */
   } cases[] = {
       {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
+      {"PERSIST=1,PGROUPS=1,PREFETCH=0", "persistent, one launch per epoch: 1 work-groups", -1},
       {"PERSIST=1,PGROUPS=2", NULL, 0},
+      /* four work-items: a slice (19 features) wider than the group, rows beyond the
+       * registers fetched ahead (loaded in their batch) */
+      {"PERSIST=2,PGROUPS=2,WG_PERSIST=4", NULL, 0},
+      {"PERSIST=2,PGROUPS=2,PREFETCH=0", NULL, 0}, /* the partials padded to 4 groups */
       {"PERSIST=2,PGROUPS=2", NULL, 0}, /* two groups' data path where they do run at once */
       {"PERSIST=1,PGROUPS=3", NULL, 0},
       {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
@@ -828,6 +836,20 @@ START_TEST(test_persistent) {
       {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2},
       {"PERSIST=0", "launches: PERSIST=0", 2},
   };
+  /* a bad PREFETCH is refused, naming the value */
+  {
+    cg_kernel_overrides ov = {0};
+    ck_assert_int_eq(cg_kernel_overrides_parse(&ov, "PERSIST=2,PGROUPS=1,PREFETCH=2", &err),
+                     CG_OK);
+    const cg_backend_env env = {.device = dev, .overrides = &ov};
+    const cg_linear_setup setup = {.shape = {5, 3, 2, 2}, .lr = 0.1f};
+    void *state = NULL;
+    cg_prepared prepared = {0};
+    ck_assert_int_eq(impl->prepare(&env, "fused", "resident", &setup, &state, &prepared, &err),
+                     CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, "PREFETCH=2"), "not named in: %s", err.msg);
+    err = (cg_error){0};
+  }
   const cg_linear_shape s = {203, 37, 5, 8};
   const float lr = 0.05f;
   const int batches = (s.samples + s.batch - 1) / s.batch;
@@ -1095,7 +1117,8 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
-      /* pinned's GROUP; and the cl backend's epoch variant's work-group */
+      /* pinned's GROUP; and the cl backend's epoch variant's work-group, then the persistent
+       * path's PERSIST, PGROUPS, SPIN, WG_PERSIST and PREFETCH */
       const bool cl = strcmp(b->name, "cl") == 0;
       ck_assert_msg(impl->kernel_params && impl->kernel_params[0] &&
                         strcmp(impl->kernel_params[0], "GROUP") == 0 &&
@@ -1103,7 +1126,7 @@ START_TEST(test_validate_values) {
                                   strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
                                   impl->kernel_params[2] && impl->kernel_params[3] &&
                                   impl->kernel_params[4] && impl->kernel_params[5] &&
-                                  !impl->kernel_params[6]
+                                  impl->kernel_params[6] && !impl->kernel_params[7]
                             : !impl->kernel_params[1]),
                     "%s: kernel parameters", b->name);
     } else {

@@ -31,28 +31,45 @@ static void persistent_release(void *ext) {
   free(p);
 }
 
+/* The kernel's local arguments, in elements of 4 bytes: xs, ws, zs, rl, bs, lb, red (see
+ * cl/linear_persistent.cl). */
+static void local_sizes(size_t rows, size_t C, size_t F, size_t groups, size_t local,
+                        size_t out[7]) {
+  const size_t slice = (F + groups - 1) / groups;
+  size_t parts = rows > local ? rows : local;
+  if (slice > parts) parts = slice;
+  const size_t sizes[7] = {rows * slice, C * slice, rows * C, rows, C, rows, C * parts};
+  memcpy(out, sizes, sizeof sizes);
+}
+
+/* The partials of one batch parity: rows x classes logits, each with one float per group, the
+ * groups rounded up to 4 (read as float4). */
+static size_t part_floats(size_t rows, size_t C, size_t groups) {
+  return rows * C * ((groups + 3) / 4 * 4);
+}
+
 /* The epoch in one launch, then the read of its failure flag. */
 static cg_rc persistent_epoch(cg_linear_device *l, cg_error *err) {
   cg_rc rc = CG_OK;
   linear_persistent *p = l->ext;
   const cg_linear_shape s = l->setup.shape;
   const cl_int S = s.samples, B = s.batch, F = s.features, C = s.classes;
+
   const cl_float lr = l->setup.lr;
   const size_t rows = (size_t)l->rows;
   cl_kernel k = p->kernel;
-  const cl_int ints[] = {S, B, F, C};
-  for (cl_uint i = 0; i < 4; ++i) CG_CL(clSetKernelArg, (k, i, sizeof(cl_int), &ints[i]));
+  const cl_int ints[] = {S, B, F};
+  for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (k, i, sizeof(cl_int), &ints[i]));
   const cl_mem in[] = {l->x, l->labels, l->order};
-  for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (k, 4 + i, sizeof(cl_mem), &in[i]));
-  CG_CL(clSetKernelArg, (k, 7, sizeof lr, &lr));
+  for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (k, 3 + i, sizeof(cl_mem), &in[i]));
+  CG_CL(clSetKernelArg, (k, 6, sizeof lr, &lr));
   const cl_mem out[] = {l->w, l->b, p->w_saved, p->b_saved, p->part, l->loss, p->grid.state};
-  for (cl_uint i = 0; i < 7; ++i) CG_CL(clSetKernelArg, (k, 8 + i, sizeof(cl_mem), &out[i]));
-  CG_CL(clSetKernelArg, (k, 15, sizeof p->spin, &p->spin));
-  const size_t slice = ((size_t)F + p->groups - 1) / p->groups;
-  const size_t local_args[] = {rows * slice, (size_t)C * slice, rows * (size_t)C, rows,
-                               (size_t)C, rows};
-  for (cl_uint i = 0; i < 6; ++i)
-    CG_CL(clSetKernelArg, (k, 16 + i, local_args[i] * sizeof(float), NULL));
+  for (cl_uint i = 0; i < 7; ++i) CG_CL(clSetKernelArg, (k, 7 + i, sizeof(cl_mem), &out[i]));
+  CG_CL(clSetKernelArg, (k, 14, sizeof p->spin, &p->spin));
+  size_t local_args[7];
+  local_sizes(rows, (size_t)C, (size_t)F, p->groups, p->local, local_args);
+  for (cl_uint i = 0; i < 7; ++i)
+    CG_CL(clSetKernelArg, (k, 15 + i, local_args[i] * sizeof(float), NULL));
   const size_t global = p->groups * p->local;
   CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 1, NULL, &global, &p->local, 0, NULL,
                                  cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL)));
@@ -79,15 +96,24 @@ cleanup:
   return rc;
 }
 
-/* Work-items per group: 256 on a GPU (eight warps for the sums of step 3), 64 elsewhere; within
- * the kernel's limit. */
-static cg_rc pick_local(const cg_backend_env *env, const cg_device_info *info, cl_kernel k,
-                        size_t *local, cg_origin *origin, cg_error *err) {
+/* Work-items per group asked for: 256 on a GPU (eight warps for the sums of step 3), 64
+ * elsewhere, or WG_PERSIST; known before the build, which sizes the kernel's registers by it. */
+static cg_rc ask_local(const cg_backend_env *env, const cg_device_info *info, int *asked,
+                       cg_origin *origin, cg_error *err) {
   cg_rc rc = CG_OK;
   const size_t want = (info->type & CL_DEVICE_TYPE_GPU) ? 256 : 64;
   *origin = CG_ORIGIN_DEFAULT;
-  const int asked = cg_kernel_override(env->overrides, "WG_PERSIST", (int)want, origin);
-  CG_CHECK(asked >= 1, CG_BAD_INPUT, "--kernel-param WG_PERSIST=%d: below 1", asked);
+  *asked = cg_kernel_override(env->overrides, "WG_PERSIST", (int)want, origin);
+  CG_CHECK(*asked >= 1, CG_BAD_INPUT, "--kernel-param WG_PERSIST=%d: below 1", *asked);
+cleanup:
+  return rc;
+}
+
+/* The work-items that run: those asked for, within the kernel's limit (an override beyond it
+ * is refused). */
+static cg_rc pick_local(const cg_device_info *info, cl_kernel k, int asked, size_t *local,
+                        cg_origin *origin, cg_error *err) {
+  cg_rc rc = CG_OK;
   size_t most = 0;
   CG_TRY(cg_cl_persist_most_items(info, k, &most, err));
   CG_CHECK(*origin != CG_ORIGIN_OVERRIDE || (size_t)asked <= most, CG_BAD_INPUT,
@@ -97,6 +123,28 @@ static cg_rc pick_local(const cg_backend_env *env, const cg_device_info *info, c
   if (*local < (size_t)asked) *origin = CG_ORIGIN_FALLBACK;
 cleanup:
   return rc;
+}
+
+/* PREFETCH: 1 (default) loads each batch's indices, rows and labels ahead, during the batch
+ * before; 0 loads them at the top of their batch (cl/linear_persistent.cl). */
+static cg_rc ask_prefetch(const cg_backend_env *env, int *prefetch, cg_origin *origin,
+                          cg_error *err) {
+  cg_rc rc = CG_OK;
+  *origin = CG_ORIGIN_DEFAULT;
+  *prefetch = cg_kernel_override(env->overrides, "PREFETCH", 1, origin);
+  CG_CHECK(*prefetch == 0 || *prefetch == 1, CG_BAD_INPUT,
+           "--kernel-param PREFETCH=%d: 0 (rows loaded in their batch) or 1 (a batch ahead)",
+           *prefetch);
+cleanup:
+  return rc;
+}
+
+/* Elements of a batch's slice that each work-item fetches ahead into registers: enough for
+ * `asked` work-items to hold the slice, at most 16 (registers are an NVIDIA SM's occupancy;
+ * beyond them the kernel loads the rest in the batch itself). */
+static int pick_xreg(size_t rows, size_t slice, int asked) {
+  const size_t need = (rows * slice + (size_t)asked - 1) / (size_t)asked;
+  return need < 1 ? 1 : need > 16 ? 16 : (int)need;
 }
 
 cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device *l,
@@ -122,34 +170,45 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   CG_TRY(cg_cl_persist_want(env, groups, true, config, &plan, &want, err));
   if (!want) goto cleanup;
   const size_t slice = (F + (size_t)plan.groups - 1) / (size_t)plan.groups;
-  local_bytes = (rows * slice + C * slice + rows * C + rows + C + rows + 1) * sizeof(float);
+  int asked = 0, prefetch = 1;
+  cg_origin local_origin, prefetch_origin;
+  CG_TRY(ask_local(env, info, &asked, &local_origin, err));
+  CG_TRY(ask_prefetch(env, &prefetch, &prefetch_origin, err));
+  /* the kernel first: its work-group limit is part of the shape to check */
+  p = calloc(1, sizeof *p);
+  CG_CHECK(p, CG_ERROR, "out of memory");
+  char options[160];
+  snprintf(options, sizeof options, "-DCG_CLASSES=%d -DCG_GROUPS=%d -DCG_XREG=%d -DCG_PREFETCH=%d",
+           s.classes, plan.groups, pick_xreg(rows, slice, asked), prefetch);
+  const uint64_t t0 = cg_now_ns();
+  CG_TRY(cg_backend_build(env, "linear_persistent.cl", options, &p->program, tally, err));
+  p->kernel = clCreateKernel(p->program, "linear_persistent", &code);
+  CG_CL_CHECK(clCreateKernel, code);
+  *compile_ms += cg_ns_to_ms(cg_now_ns() - t0);
+  CG_TRY(pick_local(info, p->kernel, asked, &p->local, &local_origin, err));
+  size_t local_args[7];
+  local_sizes(rows, C, F, (size_t)plan.groups, p->local, local_args);
+  local_bytes = sizeof(int); /* the barrier's verdict */
+  for (int i = 0; i < 7; ++i) local_bytes += local_args[i] * sizeof(float);
   fits = local_bytes <= info->local_mem;
   snprintf(why, sizeof why,
            "the persistent kernel needs %zu bytes of local memory at this batch, classes and "
            "work-groups, the device has %llu",
            local_bytes, (unsigned long long)info->local_mem);
-  /* the kernel first: its work-group limit is part of the shape to check */
-  p = calloc(1, sizeof *p);
-  CG_CHECK(p, CG_ERROR, "out of memory");
-  const uint64_t t0 = cg_now_ns();
-  CG_TRY(cg_backend_build(env, "linear_persistent.cl", NULL, &p->program, tally, err));
-  p->kernel = clCreateKernel(p->program, "linear_persistent", &code);
-  CG_CL_CHECK(clCreateKernel, code);
-  *compile_ms += cg_ns_to_ms(cg_now_ns() - t0);
-  cg_origin local_origin;
-  CG_TRY(pick_local(env, info, p->kernel, &p->local, &local_origin, err));
   CG_TRY(cg_cl_persist_check(env, "persistent, one launch per epoch", p->local, local_bytes,
                              fits, why, config, &plan, err));
   if (!plan.on) goto cleanup;
   cg_kernel_config_set(config, "WG_PERSIST", (int)p->local, local_origin);
+  cg_kernel_config_set(config, "PREFETCH", prefetch, prefetch_origin);
   p->groups = (size_t)plan.groups;
   p->spin = plan.spin;
   p->local_bytes = local_bytes;
   const cg_device *dev = l->dev;
-  CG_TRY(cg_cl_buffer(dev, "the partial logits (2 x groups x rows x classes)",
-                      2 * p->groups * rows * C * sizeof(float), CL_MEM_READ_WRITE, &p->part,
-                      err));
-  CG_TRY(cg_cl_persist_zero(l->queue, p->part, 2 * p->groups * rows * C * sizeof(float), err));
+  /* zeroed once: the padding beyond the groups is summed and never written */
+  const size_t part_bytes = 2 * part_floats(rows, C, p->groups) * sizeof(float);
+  CG_TRY(cg_cl_buffer(dev, "the partial logits (2 x rows x classes x groups)", part_bytes,
+                      CL_MEM_READ_WRITE, &p->part, err));
+  CG_TRY(cg_cl_persist_zero(l->queue, p->part, part_bytes, err));
   CG_TRY(cg_cl_buffer(dev, "the copy of w", C * F * sizeof(float), CL_MEM_READ_WRITE,
                       &p->w_saved, err));
   CG_TRY(cg_cl_buffer(dev, "the copy of b", C * sizeof(float), CL_MEM_READ_WRITE, &p->b_saved,
