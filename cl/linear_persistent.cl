@@ -1,6 +1,8 @@
 /* The persistent linear kernel: every batch of an epoch in one launch over G work-groups, one
  * device-wide barrier per batch (cl/grid_sync.cl), resident rows gathered through the epoch's
- * order as in cl/linear.cl. SGD is a chain, each batch reading the model the one before it
+ * order as in cl/linear.cl (CG_GATHER 1); or, in pinned mode (CG_GATHER 0), every batch of one
+ * uploaded group of batches, dense: the group's rows, then their labels as ints from element
+ * `loff` of the same buffer. SGD is a chain, each batch reading the model the one before it
  * wrote; with launches that costs two per batch (cl/linear.cl), with one work-group (the epoch
  * variant) one compute unit does it all. Here the features are split among the groups:
  *  1. group g computes the partial logits of its slice of features for every row and class
@@ -37,12 +39,17 @@
  *  - the update of w likewise: a work-item per (feature, part of the rows) with an
  *    accumulator per class, the parts summed in local memory.
  *
- * Before anything, each group copies its slice of w to w_saved (group 0 also b to b_saved):
- * when a barrier fails (not every group resident) the groups stop, the host copies them back
- * (a group may have written its results when another timed out at the last barrier) and redoes
- * the epoch with launches.
+ * Before anything, each group copies its slice of w to w_saved (group 0 also b and the loss
+ * so far to b_saved): when a barrier fails (not every group resident) the groups stop, the
+ * first failing group records the launch's number + 1 in fail_at, the host copies them back (a
+ * group may have written its results when another timed out at the last barrier) and redoes
+ * the launch's batches with launches. A launch that finds fail_at set by an earlier one (pinned
+ * mode enqueues its launches before it learns of a failure) does nothing at all, so that the
+ * copies stay those from before the failed launch. `first`: the launch holds the epoch's first
+ * batch (the loss is set there, else added to the one in epoch_loss).
  *
- * Built with CG_CLASSES (C), CG_GROUPS (G, the launch's work-groups), CG_XREG and CG_PREFETCH.
+ * Built with CG_CLASSES (C), CG_GROUPS (G, the launch's work-groups), CG_XREG, CG_PREFETCH and
+ * CG_GATHER.
  * Local memory, slice = ceil(F / G) features, L work-items: xs (rows x slice), ws (C x slice),
  * zs (rows x C: logits, then g), rl (rows: the rows' losses), bs (C), lb (rows ints: the rows'
  * labels), red (C x max(rows, L): the parts' sums). Any work-group size. */
@@ -61,6 +68,15 @@
 #ifndef CG_PREFETCH
 #define CG_PREFETCH 1
 #endif
+#ifndef CG_GATHER
+#define CG_GATHER 1
+#endif
+/* the sample of position o of the launch's batches: through the order, or the position */
+#if CG_GATHER
+#define CG_SAMPLE(o) idx[(o)]
+#else
+#define CG_SAMPLE(o) ((int)(o))
+#endif
 
 #define CG_C CG_CLASSES
 #define CG_G4 ((CG_GROUPS + 3) / 4 * 4)
@@ -70,15 +86,23 @@
 
 __kernel void linear_persistent(const int S, const int batch, const int F,
                                 __global const float *X, __global const int *lab,
-                                __global const int *idx, const float lr, __global float *w,
-                                __global float *b, __global float *w_saved,
+                                __global const int *idx, const ulong loff, const float lr,
+                                __global float *w, __global float *b, __global float *w_saved,
                                 __global float *b_saved, __global float *part,
-                                __global float *epoch_loss, __global int *grid, const int spin,
+                                __global float *epoch_loss, __global int *grid,
+                                __global int *fail_at, const int spin, const int launch,
+                                const int first,
                                 __local float *xs, __local float *ws, __local float *zs,
                                 __local float *rl, __local float *bs, __local int *lb,
                                 __local float *red) {
-  __local int failed;
+  __local int failed, skip;
   const int lid = get_local_id(0), L = get_local_size(0);
+  if (cg_grid_leader()) {
+    const int at = atomic_add(fail_at, 0);
+    skip = at != 0 && at != launch + 1;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);
+  if (skip) return; /* an earlier launch failed: the host redoes it and this one */
   const int g = get_group_id(0), G = CG_GROUPS;
   const int nb = (S + batch - 1) / batch, rows = min(batch, S), RC = rows * CG_C;
   const int slice = (F + G - 1) / G, f0 = min(F, g * slice), nf = min(F, f0 + slice) - f0;
@@ -95,6 +119,15 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
     bs[c] = b[c];
     if (g == 0) b_saved[c] = b[c];
   }
+  float sum = 0.0f, err = 0.0f;
+  if (!first) {
+    sum = epoch_loss[0];
+    err = epoch_loss[1];
+  }
+  if (g == 0 && lid == 0) {
+    b_saved[CG_C] = sum;
+    b_saved[CG_C + 1] = err;
+  }
   /* The work-item's elements of a batch's slice, e = lid + j L: row er[j], feature e % nf;
    * a row past the batch's end is no element. */
   int er[CG_XREG];
@@ -104,27 +137,26 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
   int lix = 0, lbl = 0; /* the sample and label of row lid, likewise */
 #define CG_N(k) min(batch, S - (k) * batch)
 #define CG_FETCH_INDICES(k)                                                                      \
-  do {                                                                                          \
-    const int n_ = CG_N(k);                                                                     \
-    const ulong o_ = (ulong)(k) * (ulong)batch;                                                 \
-    for (int j = 0; j < CG_XREG; ++j) ix[j] = er[j] < n_ ? idx[o_ + (ulong)er[j]] : 0;          \
-    lix = lid < n_ ? idx[o_ + (ulong)lid] : 0;                                                  \
+  do {                                                                                           \
+    const int n_ = CG_N(k);                                                                      \
+    const ulong o_ = (ulong)(k) * (ulong)batch;                                                  \
+    for (int j = 0; j < CG_XREG; ++j) ix[j] = er[j] < n_ ? CG_SAMPLE(o_ + (ulong)er[j]) : 0;     \
+    lix = lid < n_ ? CG_SAMPLE(o_ + (ulong)lid) : 0;                                             \
   } while (0)
 #define CG_FETCH_ROWS(k)                                                                         \
-  do {                                                                                          \
-    const int n_ = CG_N(k);                                                                     \
-    for (int j = 0; j < CG_XREG; ++j)                                                           \
-      xr[j] = er[j] < n_ ? X[(ulong)ix[j] * (ulong)F +                                          \
-                             (ulong)(f0 + lid + j * L - er[j] * nf)]                            \
-                         : 0.0f;                                                                \
-    lbl = lid < n_ ? lab[lix] : 0;                                                              \
+  do {                                                                                           \
+    const int n_ = CG_N(k);                                                                      \
+    for (int j = 0; j < CG_XREG; ++j)                                                            \
+      xr[j] = er[j] < n_ ? X[(ulong)ix[j] * (ulong)F +                                           \
+                             (ulong)(f0 + lid + j * L - er[j] * nf)]                             \
+                         : 0.0f;                                                                 \
+    lbl = lid < n_ ? lab[loff + (ulong)lix] : 0;                                                 \
   } while (0)
 #if CG_PREFETCH
   CG_FETCH_INDICES(0);
   CG_FETCH_ROWS(0);
   if (nb > 1) CG_FETCH_INDICES(1);
 #endif
-  float sum = 0.0f, err = 0.0f;
   int ok = 1;
   for (int k = 0; k < nb; ++k) {
     const int n = CG_N(k);
@@ -139,9 +171,10 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
       if (er[j] < n) xs[er[j] * slice + lid + j * L - er[j] * nf] = xr[j];
     for (int e = lid + CG_XREG * L; e < n * nf; e += L) {
       const int r = e / nf, i = e % nf;
-      xs[r * slice + i] = X[(ulong)idx[off + (ulong)r] * (ulong)F + (ulong)(f0 + i)];
+      xs[r * slice + i] = X[(ulong)CG_SAMPLE(off + (ulong)r) * (ulong)F + (ulong)(f0 + i)];
     }
-    for (int r = lid; r < n; r += L) lb[r] = r == lid ? lbl : lab[idx[off + (ulong)r]];
+    for (int r = lid; r < n; r += L)
+      lb[r] = r == lid ? lbl : lab[loff + (ulong)CG_SAMPLE(off + (ulong)r)];
     barrier(CLK_LOCAL_MEM_FENCE);
     /* 1. partial logits of the slice: part p of the features of row r, every class */
     const int nC = n * CG_C;
@@ -213,7 +246,7 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
       float loss = 0.0f;
       for (int r = 0; r < n; ++r) loss += rl[r];
       const float v = loss * inv_n;
-      cg_loss_add(&sum, &err, v, k == 0);
+      cg_loss_add(&sum, &err, v, first && k == 0);
     }
     for (int c = lid; c < CG_C; c += L) {
       float db = 0.0f;
@@ -249,6 +282,9 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
 #undef CG_N
 #undef CG_FETCH_INDICES
 #undef CG_FETCH_ROWS
+  /* after the loop, not in the iteration that breaks out of it: rusticl on llvmpipe (Mesa
+   * 22.3) drops what that iteration does (see cl/grid_sync.cl) */
+  if (!ok && cg_grid_leader()) atomic_cmpxchg(fail_at, 0, launch + 1);
   if (ok) {
     for (int q = lid; q < CG_C * nf; q += L) {
       const int c = q / nf, i = q % nf;

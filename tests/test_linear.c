@@ -268,7 +268,8 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
   } else if (strcmp(b->name, "cl") == 0) {
     wanted[n++] = "WG_FORWARD";
     wanted[n++] = "WG_UPDATE";
-    if (resident) { /* the persistent path: which ran, said in the path (test_persistent) */
+    if (resident || pinned) { /* the persistent path: which ran, said in the path
+                               * (test_persistent) */
       wanted[n++] = "PERSIST";
       const cg_kernel_param *on = find_param(k, "PERSIST");
       if (on && on->value == 1) {
@@ -276,7 +277,7 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
         wanted[n++] = "WG_PERSIST";
         wanted[n++] = "PREFETCH";
       }
-      ck_assert_msg(k->path[0], "%s: no kernel path in resident mode", name);
+      ck_assert_msg(k->path[0], "%s: no kernel path in %s mode", name, mode);
     }
   } else {
     wanted[n++] = "WG_ROWS";
@@ -800,8 +801,8 @@ START_TEST(test_transfers_agree) {
 }
 END_TEST
 
-/* The fused variant's persistent path in resident mode (src/backends/cl/linear_persistent.c)
- * against the host on every device: one work-group (its barriers pass alone), a few (resident
+/* The fused variant's persistent path in resident and pinned mode
+ * (src/backends/cl/linear_persistent.c) against the host on every device: one work-group (its barriers pass alone), a few (resident
  * or not: the check decides), far too many for the check (launches), and too many without the
  * check (PERSIST=2: the launch fails at its barrier and the epoch is redone with launches).
  * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices;
@@ -820,7 +821,8 @@ START_TEST(test_persistent) {
   ck_assert_msg(impl->backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   const struct {
     const char *params, *path;
-    int launches_after; /* per batch once the first epoch has run: -1 for one per epoch */
+    int launches_after; /* per batch once the first epoch has run: -1 for one per launch */
+    const char *mode;   /* resident where not said */
   } cases[] = {
       {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
       {"PERSIST=1,PGROUPS=1,PREFETCH=0", "persistent, one launch per epoch: 1 work-groups", -1},
@@ -835,6 +837,15 @@ START_TEST(test_persistent) {
       {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},
       {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2},
       {"PERSIST=0", "launches: PERSIST=0", 2},
+      /* pinned: a launch per upload group of 3 batches (the loss carried from one to the
+       * next), the last group of one batch (of 3 rows); a failing one redone with launches
+       * from the group that failed, the later launches doing nothing */
+      {"PERSIST=1,PGROUPS=1,GROUP=3", "persistent, one launch per upload group: 1 work-groups",
+       -1, "pinned"},
+      {"PERSIST=2,PGROUPS=2,GROUP=3,PREFETCH=0", NULL, 0, "pinned"},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64,GROUP=3", "launches: a persistent launch found a work-group",
+       2, "pinned"},
+      {"PERSIST=0", "launches: PERSIST=0", 2, "pinned"},
   };
   /* a bad PREFETCH is refused, naming the value */
   {
@@ -871,8 +882,8 @@ START_TEST(test_persistent) {
     const cg_linear_setup setup = {.shape = s, .lr = lr};
     void *state = NULL;
     cg_prepared prepared = {0};
-    ck_assert_msg(impl->prepare(&env, "fused", "resident", &setup, &state, &prepared,
-                                       &err) == CG_OK,
+    const char *mode = cases[c].mode ? cases[c].mode : "resident";
+    ck_assert_msg(impl->prepare(&env, "fused", mode, &setup, &state, &prepared, &err) == CG_OK,
                   "%s: %s", cases[c].params, err.msg);
     const cg_linear_tensors data = {.x = d.x, .labels = d.labels, .w = d.w0, .b = d.b0};
     ck_assert_int_eq(impl->upload(state, &data, &err), CG_OK);
@@ -890,7 +901,7 @@ START_TEST(test_persistent) {
       if (out.path) path = out.path;
       launches = out.launches;
     }
-    printf("%s, %s: %s\n", info->name, cases[c].params, path);
+    printf("%s, %s, %s: %s\n", info->name, mode, cases[c].params, path);
     if (cases[c].path)
       ck_assert_msg(strstr(path, cases[c].path), "%s, %s: path '%s'", info->name,
                     cases[c].params, path);
