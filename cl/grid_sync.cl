@@ -36,9 +36,11 @@ inline int cg_grid_sync(__global int *state, const int groups, const int spin,
   /* a single group: the local barrier is the whole of it */
   if (groups == 1) return 0;
   if (cg_grid_leader()) {
+    /* both reads in flight at once: the generation does not wait for the flag's round trip
+     * (read for nothing when the flag is set) */
     int f = atomic_add(&state[2], 0);
+    const int gen = atomic_add(&state[1], 0);
     if (!f) {
-      const int gen = atomic_add(&state[1], 0);
       mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's writes before its arrival */
       if (atomic_inc(&state[0]) == groups - 1) {
         atomic_xchg(&state[0], 0);
