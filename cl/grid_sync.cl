@@ -69,4 +69,46 @@ inline int cg_grid_sync(__global int *state, const int groups, const int spin,
   return *failed;
 }
 
+/* The same wait with fewer round trips on its critical path, for a kernel that numbers its
+ * barriers: barrier number k counts its arrivals in count[k % 3] (3 ints, zero before a launch's
+ * first two barriers), and the waiting groups poll that count, where cg_grid_sync's last group
+ * resets the arrivals, then bumps a generation behind a fence, and its groups read the flag and
+ * the generation before they arrive. The last group to arrive at barrier k zeroes the count of
+ * barrier k+2 (that of k-1, which every group has left, since all have arrived at k); a group
+ * arrives at k+2 only after barrier k+1, which waits for this group's next arrival, and the
+ * fence before that arrival orders the zeroing before it. So a caller that continues the
+ * numbering across its launches (k3 = its barrier number modulo 3) finds its counts ready; after
+ * a failure the host zeroes them with the state and starts the numbering again. state[2] is the
+ * failure flag, as above (state[0] and [1] unused). */
+inline int cg_grid_sync_count(__global int *state, __global int *count, const int k3,
+                              const int groups, const int spin, __local int *failed) {
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (groups == 1) return 0;
+  if (cg_grid_leader()) {
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's writes before its arrival */
+    /* the flag and the arrival in flight at once; a group that finds the flag set arrives all
+     * the same, and the launch ends (the host zeroes the counts after it) */
+    int f = atomic_add(&state[2], 0);
+    if (atomic_inc(&count[k3]) == groups - 1) {
+      atomic_xchg(&count[k3 == 0 ? 2 : k3 - 1], 0);
+    } else if (!f) {
+      /* as in cg_grid_sync: no break, no side effect in the loop but its own variables */
+      int released = 0, polls = 0;
+      while (!released && !f && polls < spin) {
+        released = atomic_add(&count[k3], 0) >= groups;
+        f = atomic_add(&state[2], 0);
+        ++polls;
+      }
+      if (!released) {
+        atomic_xchg(&state[2], 1);
+        f = 1;
+      }
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the others' writes before the group's reads */
+    *failed = f;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  return *failed;
+}
+
 #endif

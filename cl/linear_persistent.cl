@@ -48,8 +48,9 @@
  * copies stay those from before the failed launch. `first`: the launch holds the epoch's first
  * batch (the loss is set there, else added to the one in epoch_loss).
  *
- * Built with CG_CLASSES (C), CG_GROUPS (G, the launch's work-groups), CG_XREG, CG_PREFETCH and
- * CG_GATHER.
+ * Built with CG_CLASSES (C), CG_GROUPS (G, the launch's work-groups), CG_XREG, CG_PREFETCH,
+ * CG_GATHER and CG_SYNC. With CG_SYNC 1 the launch's first barrier is number `base` (modulo 3)
+ * of the barrier's counts (cl/grid_sync.cl), the host carrying the numbering over its launches.
  * Local memory, slice = ceil(F / G) features, L work-items: xs (rows x slice), ws (C x slice),
  * zs (rows x C: logits, then g), rl (rows: the rows' losses), bs (C), lb (rows ints: the rows'
  * labels), red (C x max(rows, L): the parts' sums). Any work-group size. */
@@ -71,6 +72,11 @@
 #ifndef CG_GATHER
 #define CG_GATHER 1
 #endif
+/* the device-wide barrier: 1 counts arrivals per barrier number (cg_grid_sync_count, fewer
+ * round trips), 0 the generation barrier the other persistent kernels use */
+#ifndef CG_SYNC
+#define CG_SYNC 1
+#endif
 /* the sample of position o of the launch's batches: through the order, or the position */
 #if CG_GATHER
 #define CG_SAMPLE(o) idx[(o)]
@@ -90,8 +96,8 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
                                 __global float *w, __global float *b, __global float *w_saved,
                                 __global float *b_saved, __global float *part,
                                 __global float *epoch_loss, __global int *grid,
-                                __global int *fail_at, const int spin, const int launch,
-                                const int first,
+                                __global int *fail_at, __global int *count, const int base,
+                                const int spin, const int launch, const int first,
                                 __local float *xs, __local float *ws, __local float *zs,
                                 __local float *rl, __local float *bs, __local int *lb,
                                 __local float *red) {
@@ -202,7 +208,12 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
       mine[(size_t)q * CG_G4] = a0 + a1;
     }
     /* 2. */
-    if (cg_grid_sync(grid, G, spin, &failed)) {
+#if CG_SYNC
+    const int fails = cg_grid_sync_count(grid, count, (base + k) % 3, G, spin, &failed);
+#else
+    const int fails = cg_grid_sync(grid, G, spin, &failed);
+#endif
+    if (fails) {
       ok = 0;
       break;
     }

@@ -276,6 +276,7 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
         wanted[n++] = "PGROUPS";
         wanted[n++] = "WG_PERSIST";
         wanted[n++] = "PREFETCH";
+        wanted[n++] = "SYNC";
       }
       ck_assert_msg(k->path[0], "%s: no kernel path in %s mode", name, mode);
     }
@@ -802,12 +803,13 @@ START_TEST(test_transfers_agree) {
 END_TEST
 
 /* The fused variant's persistent path in resident and pinned mode
- * (src/backends/cl/linear_persistent.c) against the host on every device: one work-group (its barriers pass alone), a few (resident
- * or not: the check decides), far too many for the check (launches), and too many without the
- * check (PERSIST=2: the launch fails at its barrier and the epoch is redone with launches).
+ * (src/backends/cl/linear_persistent.c) against the host on every device: one work-group (its
+ * barriers pass alone), a few (resident or not: the check decides), far too many for the check
+ * (launches), and too many without the check (PERSIST=2: the launch fails at its barrier and
+ * the epoch is redone with launches); both barriers (SYNC).
  * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices;
  * rows fetched a batch ahead or in their batch (PREFETCH), more of them than the work-items'
- * registers hold, partials padded past the groups. A bad PREFETCH is refused. */
+ * registers hold, partials padded past the groups. A bad PREFETCH or SYNC is refused. */
 START_TEST(test_persistent) {
   cg_device_list list;
   cg_test_devices(&list);
@@ -824,19 +826,25 @@ START_TEST(test_persistent) {
     int launches_after; /* per batch once the first epoch has run: -1 for one per launch */
     const char *mode;   /* resident where not said */
   } cases[] = {
-      {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
-      {"PERSIST=1,PGROUPS=1,PREFETCH=0", "persistent, one launch per epoch: 1 work-groups", -1},
-      {"PERSIST=1,PGROUPS=2", NULL, 0},
+      {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1, NULL},
+      {"PERSIST=1,PGROUPS=1,PREFETCH=0", "persistent, one launch per epoch: 1 work-groups", -1,
+       NULL},
+      {"PERSIST=1,PGROUPS=2", NULL, 0, NULL},
       /* four work-items: a slice (19 features) wider than the group, rows beyond the
        * registers fetched ahead (loaded in their batch) */
-      {"PERSIST=2,PGROUPS=2,WG_PERSIST=4", NULL, 0},
-      {"PERSIST=2,PGROUPS=2,PREFETCH=0", NULL, 0}, /* the partials padded to 4 groups */
-      {"PERSIST=2,PGROUPS=2", NULL, 0}, /* two groups' data path where they do run at once */
-      {"PERSIST=1,PGROUPS=3", NULL, 0},
-      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
-      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},
-      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2},
-      {"PERSIST=0", "launches: PERSIST=0", 2},
+      {"PERSIST=2,PGROUPS=2,WG_PERSIST=4", NULL, 0, NULL},
+      /* the partials padded to 4 groups; the generation barrier */
+      {"PERSIST=2,PGROUPS=2,PREFETCH=0,SYNC=0", NULL, 0, NULL},
+      /* two groups' data path where they do run at once */
+      {"PERSIST=2,PGROUPS=2", NULL, 0, NULL},
+      {"PERSIST=1,PGROUPS=3", NULL, 0, NULL},
+      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2, NULL},
+      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2, NULL},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2,
+       NULL},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64,SYNC=0", "launches: a persistent launch found a work-group",
+       2, NULL},
+      {"PERSIST=0", "launches: PERSIST=0", 2, NULL},
       /* pinned: a launch per upload group of 3 batches (the loss carried from one to the
        * next), the last group of one batch (of 3 rows); a failing one redone with launches
        * from the group that failed, the later launches doing nothing */
@@ -847,18 +855,20 @@ START_TEST(test_persistent) {
        2, "pinned"},
       {"PERSIST=0", "launches: PERSIST=0", 2, "pinned"},
   };
-  /* a bad PREFETCH is refused, naming the value */
-  {
+  /* a bad PREFETCH or SYNC is refused, naming the value */
+  const char *bad[] = {"PREFETCH=2", "SYNC=-1"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     cg_kernel_overrides ov = {0};
-    ck_assert_int_eq(cg_kernel_overrides_parse(&ov, "PERSIST=2,PGROUPS=1,PREFETCH=2", &err),
-                     CG_OK);
+    char params[64];
+    snprintf(params, sizeof params, "PERSIST=2,PGROUPS=1,%s", bad[i]);
+    ck_assert_int_eq(cg_kernel_overrides_parse(&ov, params, &err), CG_OK);
     const cg_backend_env env = {.device = dev, .overrides = &ov};
     const cg_linear_setup setup = {.shape = {5, 3, 2, 2}, .lr = 0.1f};
     void *state = NULL;
     cg_prepared prepared = {0};
     ck_assert_int_eq(impl->prepare(&env, "fused", "resident", &setup, &state, &prepared, &err),
                      CG_BAD_INPUT);
-    ck_assert_msg(strstr(err.msg, "PREFETCH=2"), "not named in: %s", err.msg);
+    ck_assert_msg(strstr(err.msg, bad[i]), "%s not named in: %s", bad[i], err.msg);
     err = (cg_error){0};
   }
   const cg_linear_shape s = {203, 37, 5, 8};
@@ -1129,7 +1139,7 @@ START_TEST(test_validate_values) {
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
       /* pinned's GROUP; and the cl backend's epoch variant's work-group, then the persistent
-       * path's PERSIST, PGROUPS, SPIN, WG_PERSIST and PREFETCH */
+       * path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
       const bool cl = strcmp(b->name, "cl") == 0;
       ck_assert_msg(impl->kernel_params && impl->kernel_params[0] &&
                         strcmp(impl->kernel_params[0], "GROUP") == 0 &&
@@ -1137,7 +1147,8 @@ START_TEST(test_validate_values) {
                                   strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
                                   impl->kernel_params[2] && impl->kernel_params[3] &&
                                   impl->kernel_params[4] && impl->kernel_params[5] &&
-                                  impl->kernel_params[6] && !impl->kernel_params[7]
+                                  impl->kernel_params[6] && impl->kernel_params[7] &&
+                                  !impl->kernel_params[8]
                             : !impl->kernel_params[1]),
                     "%s: kernel parameters", b->name);
     } else {

@@ -15,6 +15,8 @@ typedef struct linear_persistent {
   cl_kernel kernel;
   cl_mem part, w_saved, b_saved; /* b_saved: the bias, then the epoch's loss pair */
   cl_mem fail_at;                /* one int: the first failed launch + 1, or 0 */
+  cl_mem count;                  /* 3 ints: the barrier's arrivals by barrier number (SYNC=1) */
+  cl_int base;                   /* the number modulo 3 of the next launch's first barrier */
   cl_int failed_at;              /* fail_at read back after the epoch's last launch */
   cg_grid grid;
   size_t groups, local, local_bytes;
@@ -28,6 +30,7 @@ static void persistent_release(void *ext) {
   cg_cl_release_mem(&p->w_saved);
   cg_cl_release_mem(&p->b_saved);
   cg_cl_release_mem(&p->fail_at);
+  cg_cl_release_mem(&p->count);
   cg_grid_release(&p->grid);
   if (p->kernel) clReleaseKernel(p->kernel);
   if (p->program) clReleaseProgram(p->program);
@@ -80,9 +83,10 @@ static cg_rc enqueue_launch(cg_linear_device *l, const launch_span *sp, bool las
   for (int i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (k, a++, sizeof(cl_mem), &in[i]));
   CG_CL(clSetKernelArg, (k, a++, sizeof sp->loff, &sp->loff));
   CG_CL(clSetKernelArg, (k, a++, sizeof lr, &lr));
-  const cl_mem out[] = {l->w,    l->b,    p->w_saved,    p->b_saved,
-                        p->part, l->loss, p->grid.state, p->fail_at};
-  for (int i = 0; i < 8; ++i) CG_CL(clSetKernelArg, (k, a++, sizeof(cl_mem), &out[i]));
+  const cl_mem out[] = {l->w,    l->b,          p->w_saved, p->b_saved, p->part,
+                        l->loss, p->grid.state, p->fail_at, p->count};
+  for (int i = 0; i < 9; ++i) CG_CL(clSetKernelArg, (k, a++, sizeof(cl_mem), &out[i]));
+  CG_CL(clSetKernelArg, (k, a++, sizeof p->base, &p->base));
   CG_CL(clSetKernelArg, (k, a++, sizeof p->spin, &p->spin));
   CG_CL(clSetKernelArg, (k, a++, sizeof sp->launch, &sp->launch));
   CG_CL(clSetKernelArg, (k, a++, sizeof sp->first, &sp->first));
@@ -93,6 +97,7 @@ static cg_rc enqueue_launch(cg_linear_device *l, const launch_span *sp, bool las
   const size_t global = p->groups * p->local;
   CG_CL(clEnqueueNDRangeKernel, (l->queue, k, 1, NULL, &global, &p->local, sp->wait ? 1 : 0,
                                  sp->wait ? &sp->wait : NULL, ev));
+  p->base = (cl_int)((p->base + (sp->S + B - 1) / B) % 3); /* a barrier per batch */
   if (last)
     CG_CL(clEnqueueReadBuffer, (l->queue, p->fail_at, CL_FALSE, 0, sizeof p->failed_at,
                                 &p->failed_at, 0, NULL, NULL));
@@ -129,6 +134,8 @@ static cg_rc persistent_failed(cg_linear_device *l, int *from, cg_error *err) {
   CG_CL(clEnqueueCopyBuffer, (l->queue, p->b_saved, l->b, 0, 0, C * 4, 0, NULL, NULL));
   CG_CL(clEnqueueCopyBuffer, (l->queue, p->b_saved, l->loss, C * 4, 0, 2 * 4, 0, NULL, NULL));
   CG_TRY(cg_grid_reset(l->queue, &p->grid, err));
+  CG_TRY(cg_cl_persist_zero(l->queue, p->count, 3 * sizeof(cl_int), err));
+  p->base = 0;
   p->failed_at = 0;
   CG_CL(clEnqueueWriteBuffer, (l->queue, p->fail_at, CL_TRUE, 0, sizeof p->failed_at,
                                &p->failed_at, 0, NULL, NULL));
@@ -203,6 +210,19 @@ cleanup:
   return rc;
 }
 
+/* SYNC: 1 (default) the barrier that counts arrivals per barrier number, 0 the generation
+ * barrier of the other persistent kernels (cl/grid_sync.cl). */
+static cg_rc ask_sync(const cg_backend_env *env, int *sync, cg_origin *origin, cg_error *err) {
+  cg_rc rc = CG_OK;
+  *origin = CG_ORIGIN_DEFAULT;
+  *sync = cg_kernel_override(env->overrides, "SYNC", 1, origin);
+  CG_CHECK(*sync == 0 || *sync == 1, CG_BAD_INPUT,
+           "--kernel-param SYNC=%d: 0 (generation barrier) or 1 (arrivals counted per barrier)",
+           *sync);
+cleanup:
+  return rc;
+}
+
 /* Elements of a batch's slice that each work-item fetches ahead into registers: enough for
  * `asked` work-items to hold the slice, at most 16 (registers are an NVIDIA SM's occupancy;
  * beyond them the kernel loads the rest in the batch itself). */
@@ -235,17 +255,19 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   CG_TRY(cg_cl_persist_want(env, groups, true, config, &plan, &want, err));
   if (!want) goto cleanup;
   const size_t slice = (F + (size_t)plan.groups - 1) / (size_t)plan.groups;
-  int asked = 0, prefetch = 1;
-  cg_origin local_origin, prefetch_origin;
+  int asked = 0, prefetch = 1, sync = 1;
+  cg_origin local_origin, prefetch_origin, sync_origin;
   CG_TRY(ask_local(env, info, &asked, &local_origin, err));
   CG_TRY(ask_prefetch(env, &prefetch, &prefetch_origin, err));
+  CG_TRY(ask_sync(env, &sync, &sync_origin, err));
   /* the kernel first: its work-group limit is part of the shape to check */
   p = calloc(1, sizeof *p);
   CG_CHECK(p, CG_ERROR, "out of memory");
   char options[160];
   snprintf(options, sizeof options,
-           "-DCG_CLASSES=%d -DCG_GROUPS=%d -DCG_XREG=%d -DCG_PREFETCH=%d -DCG_GATHER=%d",
-           s.classes, plan.groups, pick_xreg(rows, slice, asked), prefetch, pinned ? 0 : 1);
+           "-DCG_CLASSES=%d -DCG_GROUPS=%d -DCG_XREG=%d -DCG_PREFETCH=%d -DCG_GATHER=%d "
+           "-DCG_SYNC=%d",
+           s.classes, plan.groups, pick_xreg(rows, slice, asked), prefetch, pinned ? 0 : 1, sync);
   const uint64_t t0 = cg_now_ns();
   CG_TRY(cg_backend_build(env, "linear_persistent.cl", options, &p->program, tally, err));
   p->kernel = clCreateKernel(p->program, "linear_persistent", &code);
@@ -268,6 +290,7 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   if (!plan.on) goto cleanup;
   cg_kernel_config_set(config, "WG_PERSIST", (int)p->local, local_origin);
   cg_kernel_config_set(config, "PREFETCH", prefetch, prefetch_origin);
+  cg_kernel_config_set(config, "SYNC", sync, sync_origin);
   p->groups = (size_t)plan.groups;
   p->spin = plan.spin;
   p->local_bytes = local_bytes;
@@ -284,6 +307,9 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   CG_TRY(cg_cl_buffer(dev, "the failed launch", sizeof(cl_int), CL_MEM_READ_WRITE, &p->fail_at,
                       err));
   CG_TRY(cg_cl_persist_zero(l->queue, p->fail_at, sizeof(cl_int), err));
+  CG_TRY(cg_cl_buffer(dev, "the barrier's counts", 3 * sizeof(cl_int), CL_MEM_READ_WRITE,
+                      &p->count, err));
+  CG_TRY(cg_cl_persist_zero(l->queue, p->count, 3 * sizeof(cl_int), err));
   CG_TRY(cg_grid_create(dev, &p->grid, err));
   if (pinned) {
     l->compute_group = persistent_group;

@@ -15,7 +15,7 @@
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
 const char *const cg_cl_linear_kernel_params[] = {"GROUP", NULL};
 const char *const cg_cl_linear_epoch_kernel_params[] = {
-    "GROUP", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH", NULL};
+    "GROUP", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH", "SYNC", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
