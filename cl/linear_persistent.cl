@@ -164,6 +164,9 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
   if (nb > 1) CG_FETCH_INDICES(1);
 #endif
   int ok = 1;
+#if CG_SYNC
+  int count_reset = -1; /* cg_grid_sync_count's zeroing still due */
+#endif
   for (int k = 0; k < nb; ++k) {
     const int n = CG_N(k);
     const ulong off = (ulong)k * (ulong)batch;
@@ -209,7 +212,8 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
     }
     /* 2. */
 #if CG_SYNC
-    const int fails = cg_grid_sync_count(grid, count, (base + k) % 3, G, spin, &failed);
+    const int fails =
+        cg_grid_sync_count(grid, count, (base + k) % 3, G, spin, &failed, &count_reset);
 #else
     const int fails = cg_grid_sync(grid, G, spin, &failed);
 #endif
@@ -296,6 +300,9 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
   /* after the loop, not in the iteration that breaks out of it: rusticl on llvmpipe (Mesa
    * 22.3) drops what that iteration does (see cl/grid_sync.cl) */
   if (!ok && cg_grid_leader()) atomic_cmpxchg(fail_at, 0, launch + 1);
+#if CG_SYNC
+  cg_grid_sync_count_end(count, count_reset);
+#endif
   if (ok) {
     for (int q = lid; q < CG_C * nf; q += L) {
       const int c = q / nf, i = q % nf;
