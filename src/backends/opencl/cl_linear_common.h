@@ -160,8 +160,8 @@ void cg_cl_linear_release(void *state);
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
 /* The parameters of the cl backend's variants: the pinned GROUP, linear_epoch's work-group
- * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS,
- * WG_PERSIST: src/backends/cl/linear_persistent.c). */
+ * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS, SPIN,
+ * WG_PERSIST, PREFETCH, SYNC: src/backends/cl/linear_persistent.c). */
 extern const char *const cg_cl_linear_epoch_kernel_params[];
 
 #endif
