@@ -36,9 +36,11 @@ inline int cg_grid_sync(__global int *state, const int groups, const int spin,
   /* a single group: the local barrier is the whole of it */
   if (groups == 1) return 0;
   if (cg_grid_leader()) {
+    /* both reads in flight at once: the generation does not wait for the flag's round trip
+     * (read for nothing when the flag is set) */
     int f = atomic_add(&state[2], 0);
+    const int gen = atomic_add(&state[1], 0);
     if (!f) {
-      const int gen = atomic_add(&state[1], 0);
       mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's writes before its arrival */
       if (atomic_inc(&state[0]) == groups - 1) {
         atomic_xchg(&state[0], 0);
@@ -98,9 +100,58 @@ inline int cg_grid_count(__global int *state, const int groups, const int spin, 
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the others' writes before the group's reads */
     *failed = n < target;
+
+/* The same wait with fewer round trips on its critical path, for a kernel that numbers its
+ * barriers: barrier number k counts its arrivals in count[k % 3] (3 ints, zero before a launch's
+ * first two barriers), and the waiting groups poll that count, where cg_grid_sync's last group
+ * resets the arrivals, then bumps a generation behind a fence, and its groups read the flag and
+ * the generation before they arrive. The last group to arrive at barrier k zeroes the count of
+ * barrier k+2 (that of k-1, which every group has left, since all have arrived at k), not at
+ * once but at its next arrival, before the fence that precedes it (*reset carries the count's
+ * index from one call to the next: -1 at first, then the work-item's own): a group arrives at
+ * k+2 only after barrier k+1, which waits for that arrival, and the zeroing stays off the
+ * critical path (at once, the fence behind the release would wait a round trip for it). The
+ * kernel calls cg_grid_sync_count_end after its last barrier for the zeroing still due. So a
+ * caller that continues the numbering across its launches (k3 = its barrier number modulo 3)
+ * finds its counts ready; after a failure the host zeroes them with the state and starts the
+ * numbering again. state[2] is the failure flag, as above (state[0] and [1] unused). */
+inline int cg_grid_sync_count(__global int *state, __global int *count, const int k3,
+                              const int groups, const int spin, __local int *failed,
+                              int *reset) {
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  if (groups == 1) return 0;
+  if (cg_grid_leader()) {
+    if (*reset >= 0) atomic_xchg(&count[*reset], 0);
+    *reset = -1;
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the group's writes before its arrival */
+    /* the flag and the arrival in flight at once; a group that finds the flag set arrives all
+     * the same, and the launch ends (the host zeroes the counts after it) */
+    int f = atomic_add(&state[2], 0);
+    if (atomic_inc(&count[k3]) == groups - 1) {
+      *reset = k3 == 0 ? 2 : k3 - 1;
+    } else if (!f) {
+      /* as in cg_grid_sync: no break, no side effect in the loop but its own variables */
+      int released = 0, polls = 0;
+      while (!released && !f && polls < spin) {
+        released = atomic_add(&count[k3], 0) >= groups;
+        f = atomic_add(&state[2], 0);
+        ++polls;
+      }
+      if (!released) {
+        atomic_xchg(&state[2], 1);
+        f = 1;
+      }
+    }
+    mem_fence(CLK_GLOBAL_MEM_FENCE); /* the others' writes before the group's reads */
+    *failed = f;
   }
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   return *failed;
+}
+
+/* After a kernel's last cg_grid_sync_count (passed or failed): the zeroing still due. */
+inline void cg_grid_sync_count_end(__global int *count, const int reset) {
+  if (cg_grid_leader() && reset >= 0) atomic_xchg(&count[reset], 0);
 }
 
 #endif

@@ -268,14 +268,17 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
   } else if (strcmp(b->name, "cl") == 0) {
     wanted[n++] = "WG_FORWARD";
     wanted[n++] = "WG_UPDATE";
-    if (resident) { /* the persistent path: which ran, said in the path (test_persistent) */
+    if (resident || pinned) { /* the persistent path: which ran, said in the path
+                               * (test_persistent) */
       wanted[n++] = "PERSIST";
       const cg_kernel_param *on = find_param(k, "PERSIST");
       if (on && on->value == 1) {
         wanted[n++] = "PGROUPS";
         wanted[n++] = "WG_PERSIST";
+        wanted[n++] = "PREFETCH";
+        wanted[n++] = "SYNC";
       }
-      ck_assert_msg(k->path[0], "%s: no kernel path in resident mode", name);
+      ck_assert_msg(k->path[0], "%s: no kernel path in %s mode", name, mode);
     }
   } else {
     wanted[n++] = "WG_ROWS";
@@ -799,11 +802,14 @@ START_TEST(test_transfers_agree) {
 }
 END_TEST
 
-/* The fused variant's persistent path in resident mode (src/backends/cl/linear_persistent.c)
- * against the host on every device: one work-group (its barriers pass alone), a few (resident
- * or not: the check decides), far too many for the check (launches), and too many without the
- * check (PERSIST=2: the launch fails at its barrier and the epoch is redone with launches).
- * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices. */
+/* The fused variant's persistent path in resident and pinned mode
+ * (src/backends/cl/linear_persistent.c) against the host on every device: one work-group (its
+ * barriers pass alone), a few (resident or not: the check decides), far too many for the check
+ * (launches), and too many without the check (PERSIST=2: the launch fails at its barrier and
+ * the epoch is redone with launches); both barriers (SYNC).
+ * Batches of 8 over 37 features and 5 classes, a last batch of 3, groups with empty slices;
+ * rows fetched a batch ahead or in their batch (PREFETCH), more of them than the work-items'
+ * registers hold, partials padded past the groups. A bad PREFETCH or SYNC is refused. */
 START_TEST(test_persistent) {
   cg_device_list list;
   cg_test_devices(&list);
@@ -817,17 +823,54 @@ START_TEST(test_persistent) {
   ck_assert_msg(impl->backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   const struct {
     const char *params, *path;
-    int launches_after; /* per batch once the first epoch has run: -1 for one per epoch */
+    int launches_after; /* per batch once the first epoch has run: -1 for one per launch */
+    const char *mode;   /* resident where not said */
   } cases[] = {
-      {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1},
-      {"PERSIST=1,PGROUPS=2", NULL, 0},
-      {"PERSIST=2,PGROUPS=2", NULL, 0}, /* two groups' data path where they do run at once */
-      {"PERSIST=1,PGROUPS=3", NULL, 0},
-      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2},
-      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2},
-      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2},
-      {"PERSIST=0", "launches: PERSIST=0", 2},
+      {"PERSIST=1,PGROUPS=1", "persistent, one launch per epoch: 1 work-groups", -1, NULL},
+      {"PERSIST=1,PGROUPS=1,PREFETCH=0", "persistent, one launch per epoch: 1 work-groups", -1,
+       NULL},
+      {"PERSIST=1,PGROUPS=2", NULL, 0, NULL},
+      /* four work-items: a slice (19 features) wider than the group, rows beyond the
+       * registers fetched ahead (loaded in their batch) */
+      {"PERSIST=2,PGROUPS=2,WG_PERSIST=4", NULL, 0, NULL},
+      /* the partials padded to 4 groups; the generation barrier */
+      {"PERSIST=2,PGROUPS=2,PREFETCH=0,SYNC=0", NULL, 0, NULL},
+      /* two groups' data path where they do run at once */
+      {"PERSIST=2,PGROUPS=2", NULL, 0, NULL},
+      {"PERSIST=1,PGROUPS=3", NULL, 0, NULL},
+      {"PERSIST=1,PGROUPS=4096", "launches: 4096 work-groups", 2, NULL},
+      {"PERSIST=2,PGROUPS=4096", "launches: a persistent launch found a work-group", 2, NULL},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64", "launches: a persistent launch found a work-group", 2,
+       NULL},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64,SYNC=0", "launches: a persistent launch found a work-group",
+       2, NULL},
+      {"PERSIST=0", "launches: PERSIST=0", 2, NULL},
+      /* pinned: a launch per upload group of 3 batches (the loss carried from one to the
+       * next), the last group of one batch (of 3 rows); a failing one redone with launches
+       * from the group that failed, the later launches doing nothing */
+      {"PERSIST=1,PGROUPS=1,GROUP=3", "persistent, one launch per upload group: 1 work-groups",
+       -1, "pinned"},
+      {"PERSIST=2,PGROUPS=2,GROUP=3,PREFETCH=0", NULL, 0, "pinned"},
+      {"PERSIST=2,PGROUPS=4096,SPIN=64,GROUP=3", "launches: a persistent launch found a work-group",
+       2, "pinned"},
+      {"PERSIST=0", "launches: PERSIST=0", 2, "pinned"},
   };
+  /* a bad PREFETCH or SYNC is refused, naming the value */
+  const char *bad[] = {"PREFETCH=2", "SYNC=-1"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+    cg_kernel_overrides ov = {0};
+    char params[64];
+    snprintf(params, sizeof params, "PERSIST=2,PGROUPS=1,%s", bad[i]);
+    ck_assert_int_eq(cg_kernel_overrides_parse(&ov, params, &err), CG_OK);
+    const cg_backend_env env = {.device = dev, .overrides = &ov};
+    const cg_linear_setup setup = {.shape = {5, 3, 2, 2}, .lr = 0.1f};
+    void *state = NULL;
+    cg_prepared prepared = {0};
+    ck_assert_int_eq(impl->prepare(&env, "fused", "resident", &setup, &state, &prepared, &err),
+                     CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, bad[i]), "%s not named in: %s", bad[i], err.msg);
+    err = (cg_error){0};
+  }
   const cg_linear_shape s = {203, 37, 5, 8};
   const float lr = 0.05f;
   const int batches = (s.samples + s.batch - 1) / s.batch;
@@ -849,8 +892,8 @@ START_TEST(test_persistent) {
     const cg_linear_setup setup = {.shape = s, .lr = lr};
     void *state = NULL;
     cg_prepared prepared = {0};
-    ck_assert_msg(impl->prepare(&env, "fused", "resident", &setup, &state, &prepared,
-                                       &err) == CG_OK,
+    const char *mode = cases[c].mode ? cases[c].mode : "resident";
+    ck_assert_msg(impl->prepare(&env, "fused", mode, &setup, &state, &prepared, &err) == CG_OK,
                   "%s: %s", cases[c].params, err.msg);
     const cg_linear_tensors data = {.x = d.x, .labels = d.labels, .w = d.w0, .b = d.b0};
     ck_assert_int_eq(impl->upload(state, &data, &err), CG_OK);
@@ -868,7 +911,7 @@ START_TEST(test_persistent) {
       if (out.path) path = out.path;
       launches = out.launches;
     }
-    printf("%s, %s: %s\n", info->name, cases[c].params, path);
+    printf("%s, %s, %s: %s\n", info->name, mode, cases[c].params, path);
     if (cases[c].path)
       ck_assert_msg(strstr(path, cases[c].path), "%s, %s: path '%s'", info->name,
                     cases[c].params, path);
@@ -1095,7 +1138,8 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
-      /* pinned's GROUP; and the cl backend's epoch variant's work-group */
+      /* pinned's GROUP; and the cl backend's epoch variant's work-group, then the persistent
+       * path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
       const bool cl = strcmp(b->name, "cl") == 0;
       ck_assert_msg(impl->kernel_params && impl->kernel_params[0] &&
                         strcmp(impl->kernel_params[0], "GROUP") == 0 &&
@@ -1103,7 +1147,8 @@ START_TEST(test_validate_values) {
                                   strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
                                   impl->kernel_params[2] && impl->kernel_params[3] &&
                                   impl->kernel_params[4] && impl->kernel_params[5] &&
-                                  !impl->kernel_params[6]
+                                  impl->kernel_params[6] && impl->kernel_params[7] &&
+                                  !impl->kernel_params[8]
                             : !impl->kernel_params[1]),
                     "%s: kernel parameters", b->name);
     } else {

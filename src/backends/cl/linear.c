@@ -1,9 +1,10 @@
 /* The cl backend's implementation of the linear workload: variant "fused", two hand-written
  * kernels of cl/linear.cl per batch (forward with softmax and loss, then the update with the loss
  * accumulation), in the pageable, pinned and resident transfer modes of cl_linear_common, and in
- * resident mode one launch of cl/linear_persistent.cl per epoch where its work-groups are
- * resident at once (linear_persistent.c: the same variant, since it computes the same thing and
- * falls back to the same two launches; the record's kernel path says which ran); and
+ * resident mode one launch of cl/linear_persistent.cl per epoch (in pinned mode, per uploaded
+ * group of batches) where its work-groups are resident at once (linear_persistent.c: the same
+ * variant, since it computes the same thing and falls back to the same two launches; the
+ * record's kernel path says which ran); and
  * variant "epoch", one launch of linear_epoch per epoch (a single work-group over every batch),
  * resident only. */
 #include <string.h>
@@ -51,7 +52,7 @@ static cg_rc cl_linear_prepare(const cg_backend_env *env, const char *variant, c
                              CG_CL_LINEAR_FORWARD | CG_CL_LINEAR_UPDATE, &l, out, err));
   l->compute = fused_compute; /* also the persistent path's fallback */
   l->launches = 2;
-  if (l->transfer == CG_TRANSFER_RESIDENT) {
+  if (l->transfer == CG_TRANSFER_RESIDENT || l->transfer == CG_TRANSFER_PINNED) {
     cg_build_tally tally = {0};
     CG_TRY(cg_cl_linear_persistent_setup(env, l, &out->config, &out->compile_ms, &tally, err));
     if (tally.builds > tally.cached) out->compile_kind = "source";

@@ -14,9 +14,8 @@
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
 const char *const cg_cl_linear_kernel_params[] = {"GROUP", NULL};
-const char *const cg_cl_linear_epoch_kernel_params[] = {"GROUP",      "WG_EPOCH", "PERSIST",
-                                                        "PGROUPS",    "SPIN",     "WG_PERSIST",
-                                                        NULL};
+const char *const cg_cl_linear_epoch_kernel_params[] = {
+    "GROUP", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH", "SYNC", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -398,15 +397,24 @@ cleanup:
   return rc;
 }
 
-/* pinned: each batch of group g on the compute queue, the first waiting for the group's upload;
- * the group's last command releases the device slot for the upload of group g+2. */
+/* pinned: group g on the compute queue, in one go (compute_group) or each batch in turn, the
+ * first waiting for the group's upload; the group's last command releases the device slot for
+ * the upload of group g+2. */
 static cg_rc compute_pinned_group(cg_linear_device *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
   const pinned_group pg = pinned_group_of(l, g);
   const int slot = pg.slot;
-  for (int j = 0, row = 0; j < pg.nb; ++j) {
+  if (l->compute_group) {
+    CG_TRY(begin_batch(l, pg.k0, err));
+    /* timed where one of its batches is: the epoch's span begins and ends with one */
+    l->time_batch = l->time_batch || pg.k0 + pg.nb == l->batches;
+    const cg_cl_linear_group grp = {g, pg.k0, pg.nb, pg.rows, l->dev_batch[slot],
+                                    l->slot_up[slot]};
+    CG_TRY(l->compute_group(l, &grp, err));
+  }
+  for (int j = 0, row = 0; !l->compute_group && j < pg.nb; ++j) {
     const int k = pg.k0 + j, n = batch_rows(s, k);
     CG_TRY(begin_batch(l, k, err));
     cg_cl_linear_batch bt = {n, 0, l->dev_batch[slot], l->dev_batch[slot], (cl_ulong)row,
@@ -419,6 +427,20 @@ static cg_rc compute_pinned_group(cg_linear_device *l, int g, cg_error *err) {
   l->slot_done[slot] = l->events[l->nevents - 1]; /* the group's last update */
   clRetainEvent(l->slot_done[slot]);
   CG_CL(clFlush, (l->queue));
+cleanup:
+  return rc;
+}
+
+/* pinned: the epoch's groups from group `from` on, one group ahead: group g+1 is on its way
+ * while group g computes. */
+static cg_rc enqueue_pinned(cg_linear_device *l, int from, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int groups = (l->batches + l->group - 1) / l->group;
+  for (int g = from; g < groups; ++g) {
+    CG_TRY(upload_pinned_group(l, g, l->host_order, err));
+    if (g > from) CG_TRY(compute_pinned_group(l, g - 1, err));
+  }
+  CG_TRY(compute_pinned_group(l, groups - 1, err));
 cleanup:
   return rc;
 }
@@ -471,14 +493,9 @@ cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
   cg_device_span_release(&l->span);
   l->timed_epoch = l->epochs++ == 1;
 
+  l->host_order = order;
   if (t == CG_TRANSFER_PINNED) {
-    const int groups = (l->batches + l->group - 1) / l->group;
-    /* One group ahead: group g+1 is on its way while group g computes. */
-    for (int g = 0; g < groups; ++g) {
-      CG_TRY(upload_pinned_group(l, g, order, err));
-      if (g > 0) CG_TRY(compute_pinned_group(l, g - 1, err));
-    }
-    CG_TRY(compute_pinned_group(l, groups - 1, err));
+    CG_TRY(enqueue_pinned(l, 0, err));
   } else {
     if (t == CG_TRANSFER_RESIDENT) {
       /* The order is this epoch's whole upload. */
@@ -578,11 +595,22 @@ cg_rc cg_cl_linear_finish(void *state, cg_run_result *out, cg_error *err) {
   if (l->upload_q) CG_CL(clFinish, (l->upload_q));
   CG_CL(clFinish, (l->queue));
   bool redo = false;
+  int from = -1;
   if (l->transfer == CG_TRANSFER_RESIDENT && l->compute_epoch && l->check_epoch)
     CG_TRY(l->check_epoch(l, &redo, err));
+  if (l->transfer == CG_TRANSFER_PINNED && l->compute_group && l->check_groups) {
+    CG_TRY(l->check_groups(l, &from, err));
+    redo = from >= 0;
+  }
   if (redo) {
-    /* the order is on the device already; the redo's time counts in the run's */
-    CG_TRY(enqueue_batches(l, NULL, err));
+    /* resident: the order is on the device already; pinned: the failed group and those after
+     * it gathered and uploaded again. The redo's time counts in the run's. */
+    if (from >= 0) {
+      CG_TRY(enqueue_pinned(l, from, err));
+      CG_CL(clFinish, (l->upload_q));
+    } else {
+      CG_TRY(enqueue_batches(l, NULL, err));
+    }
     CG_CL(clFinish, (l->queue));
     if (l->span.end && l->nevents > 0) { /* the run's span takes the redo in */
       clReleaseEvent(l->span.end);

@@ -49,6 +49,24 @@ typedef cg_rc (*cg_cl_linear_epoch_fn)(cg_linear_device *l, cg_error *err);
  * hook clears compute_epoch. */
 typedef cg_rc (*cg_cl_linear_check_fn)(cg_linear_device *l, bool *redo, cg_error *err);
 
+/* pinned: one uploaded group of batches, number `index` of the epoch: nb batches from batch k0
+ * on, rows rows in all, dense in x (the rows, then their labels as ints); its compute waits for
+ * `wait`, the group's upload. */
+typedef struct cg_cl_linear_group {
+  int index, k0, nb, rows;
+  cl_mem x;
+  cl_event wait;
+} cg_cl_linear_group;
+/* Enqueue a whole group (pinned) in one go, instead of compute per batch: its last command's
+ * event goes through cg_cl_linear_event_needed (it releases the slot for the next upload). */
+typedef cg_rc (*cg_cl_linear_group_fn)(cg_linear_device *l, const cg_cl_linear_group *grp,
+                                       cg_error *err);
+/* After an epoch of such groups has finished: *from, the first group that did not complete
+ * (a persistent launch whose device-wide barrier failed), with the model and loss restored to
+ * what they were before it; -1 when all did. The groups from there on are then run again batch
+ * by batch through `compute`, and so are the later epochs when the hook clears compute_group. */
+typedef cg_rc (*cg_cl_linear_check_groups_fn)(cg_linear_device *l, int *from, cg_error *err);
+
 struct cg_linear_device {
   cg_linear_setup setup;
   cg_transfer transfer;     /* pageable, pinned or resident */
@@ -92,6 +110,9 @@ struct cg_linear_device {
   cg_cl_linear_compute_fn compute;
   cg_cl_linear_epoch_fn compute_epoch; /* resident: the epoch in one go; NULL: per batch */
   cg_cl_linear_check_fn check_epoch;   /* with compute_epoch: whether to redo it; may be NULL */
+  cg_cl_linear_group_fn compute_group; /* pinned: a group in one go; NULL: per batch */
+  cg_cl_linear_check_groups_fn check_groups; /* with compute_group: what to redo */
+  const int *host_order;               /* the epoch's order while it runs (a pinned redo's) */
   const char *path;                    /* what ran, when it changed after preparation (the
                                           record's kernel path): static or in ext; else NULL */
   void *ext;                           /* the implementation's own state, freed by */
@@ -139,8 +160,8 @@ void cg_cl_linear_release(void *state);
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
 /* The parameters of the cl backend's variants: the pinned GROUP, linear_epoch's work-group
- * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS,
- * WG_PERSIST: src/backends/cl/linear_persistent.c). */
+ * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS, SPIN,
+ * WG_PERSIST, PREFETCH, SYNC: src/backends/cl/linear_persistent.c). */
 extern const char *const cg_cl_linear_epoch_kernel_params[];
 
 #endif
