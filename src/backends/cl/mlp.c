@@ -516,8 +516,9 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",    "TY",   "R",       "KC",      "TPG", "VW",
-    "PF",       "THREE", "DZ1A", "PERSIST", "PGROUPS", "SPIN", NULL};
+    "STRATEGY", "TX",      "TY",      "R",    "KC",     "TPG",  "VW",    "PF",
+    "THREE",    "DZ1A",    "PERSIST", "PGROUPS", "SPIN", "SPLITK", "DZ1P", "SPLITS",
+    "LOSSG",    NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
@@ -571,10 +572,18 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   cg_build_tally tally = {0};
   if (m->stepped) {
     CG_TRY(build_per_op(env, m, &out->config, &tally, err));
-    if (strategy == STRATEGY_PRODUCTS)
+    if (strategy == STRATEGY_PRODUCTS) {
+      /* the loss's work-groups at most (1: one work-group, the loss in one launch) */
+      cg_origin origin = CG_ORIGIN_DEFAULT;
+      const int lossg = cg_kernel_override(env->overrides, "LOSSG", CG_MLP_LOSS_PARTS, &origin);
+      CG_CHECK(lossg >= 1 && lossg <= CG_MLP_LOSS_PARTS, CG_BAD_INPUT,
+               "--kernel-param LOSSG=%d: out of range (1..%d)", lossg, CG_MLP_LOSS_PARTS);
+      m->step.ew.loss_groups = lossg;
+      cg_kernel_config_set(&out->config, "LOSSG", lossg, origin);
       CG_TRY(cg_mlp_products_create(env, &m->md,
                                     (cg_mlp_product){.gemm = gemm, .ctx = m, .clblast = false},
                                     &m->prod, &out->config, &tally, err));
+    }
   } else {
     CG_TRY(build_fused(env, m, &out->config, &tally, err));
   }
@@ -630,10 +639,11 @@ static cg_rc cl_mlp_enqueue(void *state, const cg_run *run, cg_error *err) {
 
 static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
   cl_mlp *m = state;
-  /* the step: 8 products and 7 elementwise kernels, 8 with update_w3; the fused kernels: B and
-   * A, with R before them when three, plus one per run (two with three launches), the closing
-   * launches */
-  int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15)
+  /* the step: 8 products and 7 elementwise kernels, 8 with update_w3, and in the products
+   * strategy the split products' sums and w2's transpose (the loss's own sum runs once per run,
+   * where it has partials); the fused kernels: B and A, with R before them when three, plus one
+   * per run (two with three launches), the closing launches */
+  int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15) + m->prod.launches
                  : m->cfg.three ? 3
                                 : 2;
   if (cg_cl_mlp_persistent_on(m->persist)) {
