@@ -116,10 +116,11 @@ cleanup:
 
 /* The product of the per-op step: mlp_gemm, which reads each operand through a row and a column
  * stride, so that a transposed operand is the stored one read the other way. */
-static cg_rc gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_device_span *span,
-                  cg_error *err) {
+static cg_rc gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_mlp_sampler *sm,
+                  const char *name, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_mlp *m = ctx;
+  cg_device_span *span = cg_mlp_sample(sm, name);
   const cl_int args[] = {(cl_int)g->m, (cl_int)g->n, (cl_int)g->k};
   for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (m->gemm, i, sizeof(cl_int), &args[i]));
   const cl_int lda = (cl_int)g->lda, ldb = (cl_int)g->ldb;

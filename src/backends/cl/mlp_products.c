@@ -69,7 +69,7 @@ static size_t dim(const cg_mlp_shape s, char d) {
 
 /* The split of a product that goes to the split-K kernel, or a count of 0. */
 static cg_mlp_split split_of(const cg_mlp_products *p, size_t m, size_t n, size_t k) {
-  if (!p->splitk || k < SPLITK_MIN_K) return (cg_mlp_split){0};
+  if (p->splitk == 0 || (p->splitk == 1 && k < SPLITK_MIN_K)) return (cg_mlp_split){0};
   return cg_mlp_splitk_plan(&p->sk, m, n, k);
 }
 
@@ -97,8 +97,8 @@ cg_rc cg_mlp_products_create(const cg_backend_env *env, const cg_mlp_device *md,
   p->other = other;
   /* the switches first, so that a bad one is refused before anything is built */
   int on = 0, splits = 0;
-  CG_TRY(param(env, "SPLITK", 1, 0, 1, "must be 0 or 1", &on, config, err));
-  p->splitk = on;
+  CG_TRY(param(env, "SPLITK", 1, 0, 2, "must be 0 (off), 1 (by k) or 2 (every product)",
+               &p->splitk, config, err));
   const double madds = (double)s.batch * (double)s.hidden * (double)s.dout;
   CG_TRY(param(env, "DZ1P", madds >= DZ1P_MIN_MADDS, 0, 1, "must be 0 or 1", &on, config, err));
   p->dz1p = on;
@@ -159,33 +159,33 @@ static cg_device_matmul *kernel_for(cg_mlp_products *p, const cg_mlp_gemm *g, cl
 }
 
 cg_rc cg_mlp_products_gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g,
-                           cg_device_span *span, cg_error *err) {
+                           cg_mlp_sampler *sm, const char *name, cg_error *err) {
   cg_rc rc = CG_OK;
   cg_mlp_products *p = ctx;
   const cg_mlp_device *md = p->md;
   cl_mem a = NULL, b = g->b;
   cg_device_matmul *mm = kernel_for(p, g, &a);
-  cl_event *first = span ? &span->begin : NULL;
   if (!mm && p->dz1p && !g->ta && g->tb && g->b == md->w2 && g->beta == 0.0f && g->lda == g->k &&
       g->m == (size_t)p->d1.shape.m && g->n == (size_t)p->d1.shape.n &&
       g->k == (size_t)p->d1.shape.k) {
     /* dz2 w2^T: the pipelined kernel takes B as it is stored, so w2 (hidden x dout) is
      * transposed first, into the dout x hidden B it wants */
-    CG_TRY(cg_mlp_splitk_transpose(&p->sk, q, g->n, g->k, md->w2, p->w2t, first, err));
-    first = span ? &span->end : NULL;
+    CG_TRY(cg_mlp_splitk_transpose(&p->sk, q, g->n, g->k, md->w2, p->w2t,
+                                   cg_mlp_kernel_event(sm, "w2^T", NULL), err));
     mm = &p->d1;
     a = g->a;
     b = p->w2t;
   }
   if (!mm) {
     const cg_mlp_split sp = split_of(p, g->m, g->n, g->k);
-    if (sp.count > 0) return cg_mlp_splitk_gemm(&p->sk, q, g, sp, p->part, span, err);
-    return p->other.gemm(p->other.ctx, q, g, span, err);
+    if (sp.count > 0) return cg_mlp_splitk_gemm(&p->sk, q, g, sp, p->part, sm, name, err);
+    return p->other.gemm(p->other.ctx, q, g, sm, name, err);
   }
   CG_CL(clSetKernelArg, (mm->kernel, 3, sizeof a, &a));
   CG_CL(clSetKernelArg, (mm->kernel, 4, sizeof b, &b));
   CG_CL(clSetKernelArg, (mm->kernel, 5, sizeof g->c, &g->c));
-  CG_CL(clEnqueueNDRangeKernel, (q, mm->kernel, 2, NULL, mm->global, mm->local, 0, NULL, first));
+  CG_CL(clEnqueueNDRangeKernel, (q, mm->kernel, 2, NULL, mm->global, mm->local, 0, NULL,
+                                 cg_mlp_kernel_event(sm, name, NULL)));
 cleanup:
   return rc;
 }

@@ -5,7 +5,8 @@
  * training); so does dz1 = dz2 w2^T where it is large, on w2 transposed before it (w2 changes
  * every step). Products with a long k (h1 w2 and h1^T dz2 over the hidden layer or the batch)
  * run split over k on the register-blocked kernel of mlp_splitk.c; every other product goes to
- * a fallback product. --kernel-param SPLITK=0 and DZ1P=0 send those two back to the fallback. */
+ * a fallback product. --kernel-param SPLITK=0 and DZ1P=0 send them back to the fallback,
+ * SPLITK=2 sends every product there to the split-K kernel, SPLITS=S splits each in S. */
 #ifndef CLGAUGE_CL_MLP_PRODUCTS_H
 #define CLGAUGE_CL_MLP_PRODUCTS_H
 
@@ -19,7 +20,8 @@ typedef struct cg_mlp_products {
   cg_device_matmul d1;     /* and of dz2 w2^T, where dz1p */
   cl_mem xt;               /* x transposed: din x batch */
   cl_mem w2t;              /* w2 transposed (dout x hidden), where dz1p */
-  bool splitk, dz1p;       /* products with a long k split over it; dz1 on the pipelined kernel */
+  int splitk;              /* to the split-K kernel: 0 no product, 1 those with a long k, 2 all */
+  bool dz1p;               /* dz1 on the pipelined kernel */
   cg_mlp_splitk sk;        /* the split-K kernels (built where splitk or dz1p) */
   cl_mem part;             /* the split products' partials (NULL where none is split) */
   int launches;            /* launches per step beyond one per product */
@@ -37,7 +39,7 @@ cg_rc cg_mlp_products_create(const cg_backend_env *env, const cg_mlp_device *md,
 cg_rc cg_mlp_products_upload(cg_mlp_products *p, const float *x, cg_error *err);
 /* The product function of cg_mlp_product (ctx: the cg_mlp_products). */
 cg_rc cg_mlp_products_gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g,
-                           cg_device_span *span, cg_error *err);
+                           cg_mlp_sampler *sm, const char *name, cg_error *err);
 void cg_mlp_products_release(cg_mlp_products *p);
 
 #endif

@@ -131,7 +131,8 @@ cg_mlp_split cg_mlp_splitk_plan(const cg_mlp_splitk *sk, size_t m, size_t n, siz
 }
 
 cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_mlp_gemm *g,
-                         cg_mlp_split split, cl_mem part, cg_device_span *span, cg_error *err) {
+                         cg_mlp_split split, cl_mem part, cg_mlp_sampler *sm, const char *name,
+                         cg_error *err) {
   cg_rc rc = CG_OK;
   const bool summed = split.count > 1;
   const cl_int args[] = {(cl_int)g->m, (cl_int)g->n, (cl_int)g->k, split.slice};
@@ -153,7 +154,7 @@ cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_m
   const size_t global[3] = {ceil_div(g->n, (size_t)sk->bn) * local[0],
                             ceil_div(g->m, (size_t)sk->bm) * local[1], (size_t)split.count};
   CG_CL(clEnqueueNDRangeKernel,
-        (q, sk->product, 3, NULL, global, local, 0, NULL, span ? &span->begin : NULL));
+        (q, sk->product, 3, NULL, global, local, 0, NULL, cg_mlp_kernel_event(sm, name, NULL)));
   if (summed) {
     const size_t count = g->m * g->n, wg = 64;
     const cl_int c = (cl_int)count, s = split.count;
@@ -165,7 +166,8 @@ cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_m
     /* the work-group size left to the driver: any one serves an elementwise sum */
     const size_t global1 = ceil_div(count, wg) * wg;
     CG_CL(clEnqueueNDRangeKernel,
-          (q, sk->sum, 1, NULL, &global1, NULL, 0, NULL, span ? &span->end : NULL));
+          (q, sk->sum, 1, NULL, &global1, NULL, 0, NULL,
+           cg_mlp_kernel_event(sm, "sum of k slices", NULL)));
   }
 cleanup:
   return rc;

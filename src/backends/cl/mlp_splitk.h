@@ -34,10 +34,11 @@ cg_rc cg_mlp_splitk_create(const cg_backend_env *env, int splits, cg_mlp_splitk 
  * slice at least a few tiles long (or SPLITS, at most a slice per tile). */
 cg_mlp_split cg_mlp_splitk_plan(const cg_mlp_splitk *sk, size_t m, size_t n, size_t k);
 /* Enqueue g in the slices of `split`: one launch, or with several slices, the partials into
- * `part` (at least count x m x n floats) and a second launch that sums them into g->c. span (may
- * be NULL) receives the first and the last launch's events. */
+ * `part` (at least count x m x n floats) and a second launch that sums them into g->c. Each
+ * takes a span of sm (the product's named `name`). */
 cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_mlp_gemm *g,
-                         cg_mlp_split split, cl_mem part, cg_device_span *span, cg_error *err);
+                         cg_mlp_split split, cl_mem part, cg_mlp_sampler *sm, const char *name,
+                         cg_error *err);
 /* dst (cols x rows) = src (rows x cols)^T; ev (may be NULL) receives the event. */
 cg_rc cg_mlp_splitk_transpose(const cg_mlp_splitk *sk, cl_command_queue q, size_t rows,
                               size_t cols, cl_mem src, cl_mem dst, cl_event *ev, cg_error *err);

@@ -343,8 +343,8 @@ static cg_rc product(cg_mlp_step *st, cg_mlp_device *md, int which, bool ta, boo
                      size_t n, size_t k, cl_mem a, size_t lda, cl_mem b, size_t ldb, float beta,
                      cl_mem c, cg_error *err) {
   const cg_mlp_gemm g = {ta, tb, m, n, k, a, b, c, lda, ldb, beta};
-  cg_device_span *span = cg_mlp_sample(&md->sampler, product_names[st->product.clblast][which]);
-  return st->product.gemm(st->product.ctx, md->queue, &g, span, err);
+  return st->product.gemm(st->product.ctx, md->queue, &g, &md->sampler,
+                          product_names[st->product.clblast][which], err);
 }
 
 /* One step; keep: this step's loss is the run's; `last` (may be NULL) receives the event of its

@@ -112,10 +112,11 @@ typedef struct cg_mlp_gemm {
 } cg_mlp_gemm;
 
 typedef struct cg_mlp_product {
-  /* Enqueue one product on q. `span` is its sample in the sampled iteration, else NULL: the
-   * product sets the events that bound its commands there. */
-  cg_rc (*gemm)(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_device_span *span,
-                cg_error *err);
+  /* Enqueue one product on q. Each kernel it launches takes a span of sm (cg_mlp_sample: NULL
+   * outside the sampled iteration), in launch order, the product's own named `name`, and sets
+   * the events that bound its commands there (a library call: one span over its commands). */
+  cg_rc (*gemm)(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_mlp_sampler *sm,
+                const char *name, cg_error *err);
   void *ctx;
   bool clblast; /* the products are CLBlast calls, and their launch names say so */
 } cg_mlp_product;
