@@ -1,8 +1,8 @@
 /* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
  * per operation as an eager framework issues them (the shared per-op step with the mlp_gemm
  * kernel as its product), and "fused", which picks by shape (fused_strategy) between two or three
- * launches of the fused kernels per iteration and the products step: the per-op step with the
- * first layer's two large products on the pipelined matmul kernel (mlp_products.c). */
+ * launches of the fused kernels per iteration and the products step: the per-op step with each
+ * product on a kernel that suits its shape (mlp_products.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,9 +486,10 @@ cleanup:
 /* ---- the choice of cl/fused ------------------------------------------------------------------ */
 
 /* The fused kernels run everything of size batch x dout in launch B, one work-group, and each
- * product of the first layer at the blocking of w1's tiles; the products step pays about fifteen
+ * product of the first layer at the blocking of w1's tiles; the products step pays 15 to 19
  * launches (six microseconds each on an H200) but runs every product over the whole device, and
- * the two large ones on the pipelined matmul kernel. Measured on the H200 over 17 shapes
+ * the large ones on the pipelined matmul kernel (the rule predates the split-K products and
+ * w2's transpose, which only shortened that step). Measured on the H200 over 17 shapes
  * (bench/RESULTS.md, 2026-12-04): the products step was the faster from batch x dout = 4096
  * (64 x 8192 x 128 x 64: 261 against 376 us; launch B alone takes 0.2 to 12 ms at 4096 to 65536)
  * and at batch 256 and above with large layers (256 x 2048 x 1024 x 16: 211 against 306 us;
