@@ -69,7 +69,8 @@ static size_t dim(const cg_mlp_shape s, char d) {
 
 /* The split of a product that goes to the split-K kernel, or a count of 0. */
 static cg_mlp_split split_of(const cg_mlp_products *p, size_t m, size_t n, size_t k) {
-  if (p->splitk == 0 || (p->splitk == 1 && k < SPLITK_MIN_K)) return (cg_mlp_split){0};
+  if (!p->sk.product || p->splitk == 0 || (p->splitk == 1 && k < SPLITK_MIN_K))
+    return (cg_mlp_split){0};
   return cg_mlp_splitk_plan(&p->sk, m, n, k);
 }
 
@@ -108,8 +109,12 @@ cg_rc cg_mlp_products_create(const cg_backend_env *env, const cg_mlp_device *md,
   CG_TRY(build(env, dev, s.batch, s.hidden, s.din, &p->h1, NULL, config, tally, err));
   CG_TRY(build(env, dev, s.din, s.hidden, s.batch, &p->g1, g1_names, config, tally, err));
   CG_TRY(cg_mlp_buffer(dev, "x^T (din x batch)", (size_t)s.din * (size_t)s.batch, &p->xt, err));
-  if (p->splitk || p->dz1p)
-    CG_TRY(cg_mlp_splitk_create(env, splits, &p->sk, config, tally, err));
+  /* built only where a product goes there (or w2 is transposed): the shapes where none does
+   * pay no compile for it */
+  bool used = p->dz1p;
+  for (size_t i = 0; i < sizeof others / sizeof others[0]; ++i)
+    used |= p->splitk == 2 || (p->splitk == 1 && dim(s, others[i].k) >= SPLITK_MIN_K);
+  if (used) CG_TRY(cg_mlp_splitk_create(env, splits, &p->sk, config, tally, err));
   if (p->dz1p) {
     CG_TRY(build(env, dev, s.batch, s.hidden, s.dout, &p->d1, d1_names, config, tally, err));
     CG_TRY(cg_mlp_buffer(dev, "w2^T (dout x hidden)", (size_t)s.dout * (size_t)s.hidden,
