@@ -66,27 +66,50 @@ __kernel void mlp_sgd(const int n, const float lr, __global float *g, __global f
   }
 }
 
-/* dy = 2 (y - t) and, when keep is set, loss[0] = sum((y - t)^2). One work-group whose size is a
- * power of two; red has one float per work-item. The sum runs in a fixed order (a strided
- * partial per work-item, then a tree), so that it is the same on every run. */
+/* dy = 2 (y - t) and, when keep is set, the sum of (y - t)^2 over this work-group's run of
+ * `chunk` elements into part[group]: with one work-group that is the loss itself, with several a
+ * partial that mlp_loss_sum adds up. Work-groups of a power-of-two size; red has one float per
+ * work-item. Every sum runs in a fixed order (a strided partial per work-item, then a tree), so
+ * that the loss is the same on every run. Several work-groups, because one runs on one compute
+ * unit of many (98 us of an H200's step at batch x dout = 65536, on one of its 132). */
 __kernel void mlp_loss_dy(const int count, __global const float *y, __global const float *t,
-                          __global float *dy, __global float *loss, const int keep,
-                          __local float *red) {
+                          __global float *dy, __global float *part, const int keep,
+                          __local float *red, const int chunk) {
   const int l = get_local_id(0);
   const int size = get_local_size(0);
+  const int begin = get_group_id(0) * chunk;
+  const int end = min(count, begin + chunk);
   float s = 0.0f;
-  for (int i = l; i < count; i += size) {
+  for (int i = begin + l; i < end; i += size) {
     const float d = y[i] - t[i];
     dy[i] = 2.0f * d;
     s += d * d;
   }
+  if (!keep) return; /* uniform across the work-group: no barrier is skipped by some only */
   red[l] = s;
   barrier(CLK_LOCAL_MEM_FENCE);
   for (int width = size / 2; width > 0; width /= 2) {
     if (l < width) red[l] += red[l + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
-  if (l == 0 && keep) loss[0] = red[0];
+  if (l == 0) part[get_group_id(0)] = red[0];
+}
+
+/* loss[0] = the sum of mlp_loss_dy's n partials, in a fixed order; one work-group of a
+ * power-of-two size, red one float per work-item. */
+__kernel void mlp_loss_sum(const int n, __global const float *part, __global float *loss,
+                           __local float *red) {
+  const int l = get_local_id(0);
+  const int size = get_local_size(0);
+  float s = 0.0f;
+  for (int i = l; i < n; i += size) s += part[i];
+  red[l] = s;
+  barrier(CLK_LOCAL_MEM_FENCE);
+  for (int width = size / 2; width > 0; width /= 2) {
+    if (l < width) red[l] += red[l + width];
+    barrier(CLK_LOCAL_MEM_FENCE);
+  }
+  if (l == 0) loss[0] = red[0];
 }
 
 #ifdef MLP_FUSED

@@ -965,7 +965,10 @@ START_TEST(test_fused_overrides) {
     int batch;
   } bad[] = {{"TX=1000", 17}, {"TX=16,TY=32", 17}, {"R=0", 17}, {"R=17", 17},
              {"KC=0", 17},    {"TPG=0", 17},       {"TPG=2", 300}, {"VW=3", 17},
-             {"R=2,VW=4", 17}, {"STRATEGY=2", 17}, {"PERSIST=1,SPIN=0", 17}};
+             {"R=2,VW=4", 17}, {"STRATEGY=2", 17}, {"PERSIST=1,SPIN=0", 17},
+             {"STRATEGY=1,SPLITK=3", 17}, {"STRATEGY=1,DZ1P=-1", 17},
+             {"STRATEGY=1,SPLITS=-1", 17}, {"STRATEGY=1,SPLITS=257", 17},
+             {"STRATEGY=1,LOSSG=0", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -1032,6 +1035,85 @@ START_TEST(test_fused_strategy) {
       impl->release(in.state);
       problem_free(&p);
     }
+  close_device(&o);
+}
+END_TEST
+
+/* cl/fused's products step with each product routed as a switch sends it: split over k (long k:
+ * g2 and g3 over a batch of 259, h2 over a hidden layer of 263; slices given and by shape, the
+ * last slice a partial tile; one slice, with g3's accumulation in the product itself; every
+ * product, with short k), dz1 on the pipelined kernel after w2's transpose, and everything back
+ * on mlp_gemm; the loss over several
+ * work-groups (259 x 9 outputs). Named in the configuration, with the launches each route adds,
+ * and correct over three iterations on every device. */
+START_TEST(test_products_routes) {
+  const cg_impl *impl = cl_mlp_impl();
+  opened o;
+  open_device(&o, impl->backend, _i);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  cg_error err = {0};
+  static const struct {
+    const char *text;
+    shape s;
+    bool w3;
+    int extra; /* launches beyond the step's 15 (16): sums of split products, the transpose */
+  } routes[] = {
+      {"SPLITS=3,DZ1P=1", {259, 3, 7, 9}, true, 3},
+      {"SPLITS=2,DZ1P=1", {6, 16, 263, 4}, false, 2},
+      {"SPLITS=1", {259, 3, 7, 9}, false, 0},
+      {"SPLITK=0,DZ1P=0,LOSSG=1", {259, 3, 7, 9}, true, 0},
+      {"SPLITK=2,SPLITS=2", {17, 31, 13, 5}, false, 2},
+      {"", {259, 3, 7, 9}, false, -1},
+  };
+  for (size_t r = 0; r < sizeof routes / sizeof routes[0]; ++r) {
+    const shape s = routes[r].s;
+    char text[96], name[512];
+    snprintf(text, sizeof text, "STRATEGY=1%s%s", routes[r].text[0] ? "," : "", routes[r].text);
+    snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", text, o.list.items[_i].name,
+             s.n, s.d, s.h, s.o);
+    cg_kernel_overrides ov;
+    parse_overrides(&ov, text);
+    const cg_backend_env env = {.device = o.device, .overrides = &ov};
+    problem p;
+    problem_draw(&p, s, routes[r].w3, 3, 0, true, &rng);
+    instance in = {impl, NULL, name, o.profiling, false};
+    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+    ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                  "%s: prepare: %s", name, err.msg);
+    const cg_kernel_param *k = find_param(&prep.config, "SPLITK");
+    const int splitk = strstr(text, "SPLITK=0") ? 0 : strstr(text, "SPLITK=2") ? 2 : 1;
+    ck_assert_msg(k && k->value == splitk, "%s: SPLITK", name);
+    k = find_param(&prep.config, "DZ1P");
+    ck_assert_msg(k && k->value == (strstr(text, "DZ1P=1") ? 1 : 0), "%s: DZ1P", name);
+    ck_assert_msg(!k->value || find_param(&prep.config, "D1_MWG"),
+                  "%s: dz1's pipelined kernel is not in the configuration", name);
+    ck_assert_msg(find_param(&prep.config, "STRATEGY"), "%s: STRATEGY", name);
+    ck_assert_msg(impl->upload(in.state, &p.in, &err) == CG_OK, "%s: %s", name, err.msg);
+    const cg_run_result res = run_iters(&in, 0, 1, "launches");
+    const int step = routes[r].w3 ? 16 : 15;
+    if (routes[r].extra >= 0)
+      ck_assert_msg(res.launches == step + routes[r].extra, "%s: %d launches, not %d", name,
+                    res.launches, step + routes[r].extra);
+    else
+      ck_assert_msg(res.launches >= step, "%s: %d launches", name, res.launches);
+    train_and_check(&in, &p, seed);
+    impl->release(in.state);
+    problem_free(&p);
+  }
+  /* the per-op step's loss over several work-groups, as cl/per-op and clblast run it */
+  const shape s = {259, 3, 7, 9};
+  problem p;
+  problem_draw(&p, s, false, 3, 0, true, &rng);
+  const cg_backend_env env = {.device = o.device};
+  instance in = {impl, NULL, "cl/per-op, 259x3x7x9", o.profiling, false};
+  cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+  ck_assert_msg(impl->prepare(&env, "per-op", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
+                "%s: prepare: %s", in.name, err.msg);
+  train_and_check(&in, &p, seed);
+  impl->release(in.state);
+  problem_free(&p);
   close_device(&o);
 }
 END_TEST
@@ -1745,6 +1827,7 @@ Suite *cg_mlp_suite(void) {
   tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
   tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
   tcase_add_loop_test(tc, test_fused_strategy, 0, device_count());
+  tcase_add_loop_test(tc, test_products_routes, 0, device_count());
   tcase_add_loop_test(tc, test_fused_shrink, 0, device_count());
   suite_add_tcase(s, tc);
 

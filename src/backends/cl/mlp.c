@@ -1,8 +1,8 @@
 /* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
  * per operation as an eager framework issues them (the shared per-op step with the mlp_gemm
  * kernel as its product), and "fused", which picks by shape (fused_strategy) between two or three
- * launches of the fused kernels per iteration and the products step: the per-op step with the
- * first layer's two large products on the pipelined matmul kernel (mlp_products.c). */
+ * launches of the fused kernels per iteration and the products step: the per-op step with each
+ * product on a kernel that suits its shape (mlp_products.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,10 +116,11 @@ cleanup:
 
 /* The product of the per-op step: mlp_gemm, which reads each operand through a row and a column
  * stride, so that a transposed operand is the stored one read the other way. */
-static cg_rc gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_device_span *span,
-                  cg_error *err) {
+static cg_rc gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_mlp_sampler *sm,
+                  const char *name, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_mlp *m = ctx;
+  cg_device_span *span = cg_mlp_sample(sm, name);
   const cl_int args[] = {(cl_int)g->m, (cl_int)g->n, (cl_int)g->k};
   for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (m->gemm, i, sizeof(cl_int), &args[i]));
   const cl_int lda = (cl_int)g->lda, ldb = (cl_int)g->ldb;
@@ -485,9 +486,10 @@ cleanup:
 /* ---- the choice of cl/fused ------------------------------------------------------------------ */
 
 /* The fused kernels run everything of size batch x dout in launch B, one work-group, and each
- * product of the first layer at the blocking of w1's tiles; the products step pays about fifteen
+ * product of the first layer at the blocking of w1's tiles; the products step pays 15 to 19
  * launches (six microseconds each on an H200) but runs every product over the whole device, and
- * the two large ones on the pipelined matmul kernel. Measured on the H200 over 17 shapes
+ * the large ones on the pipelined matmul kernel (the rule predates the split-K products and
+ * w2's transpose, which only shortened that step). Measured on the H200 over 17 shapes
  * (bench/RESULTS.md, 2026-12-04): the products step was the faster from batch x dout = 4096
  * (64 x 8192 x 128 x 64: 261 against 376 us; launch B alone takes 0.2 to 12 ms at 4096 to 65536)
  * and at batch 256 and above with large layers (256 x 2048 x 1024 x 16: 211 against 306 us;
@@ -516,8 +518,9 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",    "TY",   "R",       "KC",      "TPG", "VW",
-    "PF",       "THREE", "DZ1A", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", NULL};
+    "STRATEGY", "TX",      "TY",      "R",       "KC",   "TPG",        "VW",     "PF",
+    "THREE",    "DZ1A",    "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK", "DZ1P",
+    "SPLITS",   "LOSSG",   NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
@@ -571,10 +574,18 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   cg_build_tally tally = {0};
   if (m->stepped) {
     CG_TRY(build_per_op(env, m, &out->config, &tally, err));
-    if (strategy == STRATEGY_PRODUCTS)
+    if (strategy == STRATEGY_PRODUCTS) {
+      /* the loss's work-groups at most (1: one work-group, the loss in one launch) */
+      cg_origin origin = CG_ORIGIN_DEFAULT;
+      const int lossg = cg_kernel_override(env->overrides, "LOSSG", CG_MLP_LOSS_PARTS, &origin);
+      CG_CHECK(lossg >= 1 && lossg <= CG_MLP_LOSS_PARTS, CG_BAD_INPUT,
+               "--kernel-param LOSSG=%d: out of range (1..%d)", lossg, CG_MLP_LOSS_PARTS);
+      m->step.ew.loss_groups = lossg;
+      cg_kernel_config_set(&out->config, "LOSSG", lossg, origin);
       CG_TRY(cg_mlp_products_create(env, &m->md,
                                     (cg_mlp_product){.gemm = gemm, .ctx = m, .clblast = false},
                                     &m->prod, &out->config, &tally, err));
+    }
   } else {
     CG_TRY(build_fused(env, m, &out->config, &tally, err));
   }
@@ -630,10 +641,11 @@ static cg_rc cl_mlp_enqueue(void *state, const cg_run *run, cg_error *err) {
 
 static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
   cl_mlp *m = state;
-  /* the step: 8 products and 7 elementwise kernels, 8 with update_w3; the fused kernels: B and
-   * A, with R before them when three, plus one per run (two with three launches), the closing
-   * launches */
-  int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15)
+  /* the step: 8 products and 7 elementwise kernels, 8 with update_w3, and in the products
+   * strategy the split products' sums and w2's transpose (the loss's own sum runs once per run,
+   * where it has partials); the fused kernels: B and A, with R before them when three, plus one
+   * per run (two with three launches), the closing launches */
+  int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15) + m->prod.launches
                  : m->cfg.three ? 3
                                 : 2;
   if (cg_cl_mlp_persistent_on(m->persist)) {

@@ -34,10 +34,11 @@ static void clblast_mlp_release(void *state) {
  * sampled call spans from the end of a stamp enqueued just before it to that event's end: on the
  * in-order queue this covers every kernel of the call, and any time the device waited for
  * CLBlast's host side to submit them. */
-static cg_rc sgemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_device_span *span,
-                   cg_error *err) {
+static cg_rc sgemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_mlp_sampler *sm,
+                   const char *name, cg_error *err) {
   cg_rc rc = CG_OK;
   clblast_mlp *m = ctx;
+  cg_device_span *span = cg_mlp_sample(sm, name);
   cl_command_queue queue = q;
   if (span) {
     CG_TRY(cg_mlp_stamp(q, m->stamp, &span->begin, err));

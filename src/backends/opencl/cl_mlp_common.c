@@ -167,12 +167,12 @@ cg_rc cg_mlp_eltwise_create(cl_program program, const cg_device_info *info, cg_m
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   static const char *const names[] = {"mlp_relu", "mlp_relu_backward", "mlp_sgd",
-                                      "mlp_loss_dy"};
-  cl_kernel *kernels[] = {&ew->relu, &ew->relu_backward, &ew->sgd, &ew->loss_dy};
+                                      "mlp_loss_dy", "mlp_loss_sum"};
+  cl_kernel *kernels[] = {&ew->relu, &ew->relu_backward, &ew->sgd, &ew->loss_dy, &ew->loss_sum};
   memset(ew, 0, sizeof *ew);
   cg_cl_group_limits dev;
   CG_TRY(cg_cl_device_limits(info, &dev, err));
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < 5; ++i) {
     *kernels[i] = clCreateKernel(program, names[i], &code);
     CG_CL_CHECK(clCreateKernel, code);
     /* The kernel's own limits, which can be far below the device's (rusticl on llvmpipe: 32
@@ -182,8 +182,8 @@ cg_rc cg_mlp_eltwise_create(cl_program program, const cg_device_info *info, cg_m
     CG_CHECK(lim.items >= 1, CG_UNSUPPORTED, "kernel %s allows no work-items on this device",
              names[i]);
     ew->local[i] = cg_cl_row_width(&lim, 256);
-    /* mlp_loss_dy: a float of local memory per work-item, beside the kernel's own */
-    if (kernels[i] == &ew->loss_dy) {
+    /* the loss kernels: a float of local memory per work-item, beside the kernel's own */
+    if (kernels[i] == &ew->loss_dy || kernels[i] == &ew->loss_sum) {
       while (ew->local[i] > 1 && ew->local[i] * sizeof(float) > lim.local_mem) ew->local[i] /= 2;
       CG_CHECK(ew->local[i] * sizeof(float) <= lim.local_mem, CG_UNSUPPORTED,
                "kernel %s needs %zu bytes of local memory, the device has %llu left for it",
@@ -196,8 +196,8 @@ cleanup:
 }
 
 void cg_mlp_eltwise_release(cg_mlp_eltwise *ew) {
-  cl_kernel *kernels[] = {&ew->relu, &ew->relu_backward, &ew->sgd, &ew->loss_dy};
-  for (int i = 0; i < 4; ++i)
+  cl_kernel *kernels[] = {&ew->relu, &ew->relu_backward, &ew->sgd, &ew->loss_dy, &ew->loss_sum};
+  for (int i = 0; i < 5; ++i)
     if (*kernels[i]) {
       clReleaseKernel(*kernels[i]);
       *kernels[i] = NULL;
@@ -252,20 +252,52 @@ cleanup:
   return rc;
 }
 
+/* Elements per work-item of mlp_loss_dy: enough work-groups to spread the loads over the device
+ * (batch x dout = 65536 on 256 work-items: 32 work-groups), one where a few hundred elements are
+ * all (as before the partials: the loss in one launch). */
+#define LOSS_PER_ITEM 8
+
+int cg_mlp_loss_groups(const cg_mlp_eltwise *ew, size_t count) {
+  const size_t most = ew->loss_groups > 0 && ew->loss_groups < CG_MLP_LOSS_PARTS
+                          ? (size_t)ew->loss_groups
+                          : (size_t)CG_MLP_LOSS_PARTS;
+  const size_t per_group = ew->local[3] * LOSS_PER_ITEM;
+  size_t groups = (count + per_group - 1) / per_group;
+  if (groups > most) groups = most;
+  return groups < 1 ? 1 : (int)groups;
+}
+
 cg_rc cg_mlp_loss_dy(const cg_mlp_eltwise *ew, cl_command_queue q, size_t count, cl_mem y,
-                     cl_mem t, cl_mem dy, cl_mem loss, int keep, cl_event *ev, cg_error *err) {
+                     cl_mem t, cl_mem dy, cl_mem part, cl_mem loss, int keep,
+                     cg_device_span *span, cg_error *err) {
   cg_rc rc = CG_OK;
-  const cl_int n = (cl_int)count, k = keep;
-  const size_t local = ew->local[3];
+  /* runs of whole work-group strides, so that every work-group but the last is full (which
+   * may leave fewer work-groups than asked for) */
+  const size_t local = ew->local[3], stride = local * (size_t)cg_mlp_loss_groups(ew, count);
+  const size_t chunk = (count + stride - 1) / stride * local;
+  const size_t groups = (count + chunk - 1) / chunk, global = groups * local;
+  const cl_int n = (cl_int)count, k = keep, c = (cl_int)chunk, ng = (cl_int)groups;
+  /* one work-group writes the loss itself; several their partials, summed by mlp_loss_sum */
+  const cl_mem sums = groups > 1 ? part : loss;
   CG_CL(clSetKernelArg, (ew->loss_dy, 0, sizeof n, &n));
   CG_CL(clSetKernelArg, (ew->loss_dy, 1, sizeof y, &y));
   CG_CL(clSetKernelArg, (ew->loss_dy, 2, sizeof t, &t));
   CG_CL(clSetKernelArg, (ew->loss_dy, 3, sizeof dy, &dy));
-  CG_CL(clSetKernelArg, (ew->loss_dy, 4, sizeof loss, &loss));
+  CG_CL(clSetKernelArg, (ew->loss_dy, 4, sizeof sums, &sums));
   CG_CL(clSetKernelArg, (ew->loss_dy, 5, sizeof k, &k));
   CG_CL(clSetKernelArg, (ew->loss_dy, 6, local * sizeof(float), NULL));
-  /* One work-group: the loss is one deterministic sum. */
-  CG_CL(clEnqueueNDRangeKernel, (q, ew->loss_dy, 1, NULL, &local, &local, 0, NULL, ev));
+  CG_CL(clSetKernelArg, (ew->loss_dy, 7, sizeof c, &c));
+  CG_CL(clEnqueueNDRangeKernel,
+        (q, ew->loss_dy, 1, NULL, &global, &local, 0, NULL, span ? &span->begin : NULL));
+  if (keep && groups > 1) {
+    const size_t local2 = ew->local[4];
+    CG_CL(clSetKernelArg, (ew->loss_sum, 0, sizeof ng, &ng));
+    CG_CL(clSetKernelArg, (ew->loss_sum, 1, sizeof part, &part));
+    CG_CL(clSetKernelArg, (ew->loss_sum, 2, sizeof loss, &loss));
+    CG_CL(clSetKernelArg, (ew->loss_sum, 3, local2 * sizeof(float), NULL));
+    CG_CL(clEnqueueNDRangeKernel,
+          (q, ew->loss_sum, 1, NULL, &local2, &local2, 0, NULL, span ? &span->end : NULL));
+  }
 cleanup:
   return rc;
 }
@@ -286,13 +318,15 @@ cg_rc cg_mlp_step_create(const cg_device *dev, const cg_mlp_device *md, cg_mlp_s
   CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &st->d1, err));
   CG_TRY(cg_mlp_buffer(dev, "g1 (din x hidden)", Din * H, &st->g1, err));
   CG_TRY(cg_mlp_buffer(dev, "g2 (hidden x dout)", H * O, &st->g2, err));
+  CG_TRY(cg_mlp_buffer(dev, "loss partials", CG_MLP_LOSS_PARTS, &st->loss_part, err));
 cleanup:
   return rc;
 }
 
 void cg_mlp_step_release(cg_mlp_step *st) {
   cg_mlp_eltwise_release(&st->ew);
-  cl_mem *bufs[] = {&st->h1, &st->h2, &st->y, &st->dy, &st->d2, &st->d1, &st->g1, &st->g2};
+  cl_mem *bufs[] = {&st->h1, &st->h2, &st->y,  &st->dy,        &st->d2,
+                    &st->d1, &st->g1, &st->g2, &st->loss_part};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
 }
 
@@ -309,8 +343,8 @@ static cg_rc product(cg_mlp_step *st, cg_mlp_device *md, int which, bool ta, boo
                      size_t n, size_t k, cl_mem a, size_t lda, cl_mem b, size_t ldb, float beta,
                      cl_mem c, cg_error *err) {
   const cg_mlp_gemm g = {ta, tb, m, n, k, a, b, c, lda, ldb, beta};
-  cg_device_span *span = cg_mlp_sample(&md->sampler, product_names[st->product.clblast][which]);
-  return st->product.gemm(st->product.ctx, md->queue, &g, span, err);
+  return st->product.gemm(st->product.ctx, md->queue, &g, &md->sampler,
+                          product_names[st->product.clblast][which], err);
 }
 
 /* One step; keep: this step's loss is the run's; `last` (may be NULL) receives the event of its
@@ -332,8 +366,8 @@ static cg_rc step(cg_mlp_step *st, cg_mlp_device *md, int keep, cl_event *last, 
   CG_TRY(product(st, md, P_H2, false, false, N, O, H, st->h1, H, md->w2, O, 0.0f, st->h2, err));
   CG_TRY(cg_mlp_relu(&st->ew, q, N * O, st->h2, cg_mlp_kernel_event(sm, "relu h2", NULL), err));
   CG_TRY(product(st, md, P_Y, false, false, N, O, O, st->h2, O, md->w3, O, 0.0f, st->y, err));
-  CG_TRY(cg_mlp_loss_dy(&st->ew, q, N * O, st->y, md->t, st->dy, md->loss, keep,
-                        cg_mlp_kernel_event(sm, "loss, dy", NULL), err));
+  CG_TRY(cg_mlp_loss_dy(&st->ew, q, N * O, st->y, md->t, st->dy, st->loss_part, md->loss, keep,
+                        cg_mlp_sample(sm, "loss, dy"), err));
   /* backward: g3 += h2^T dy; dz2 = (dy w3^T) * (h2 > 0); g2 = h1^T dz2;
    * dz1 = (dz2 w2^T) * (h1 > 0); g1 = x^T dz1 */
   CG_TRY(product(st, md, P_G3, true, false, O, O, N, st->h2, O, st->dy, O, 1.0f, md->g3, err));

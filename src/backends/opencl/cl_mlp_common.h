@@ -68,9 +68,15 @@ cg_rc cg_mlp_stamp(cl_command_queue q, cl_kernel stamp, cl_event *ev, cg_error *
 
 /* With the work-group sizes this device allows them. */
 typedef struct cg_mlp_eltwise {
-  cl_kernel relu, relu_backward, sgd, loss_dy;
-  size_t local[4];  /* per kernel, in the order above; loss_dy's is a power of two */
+  cl_kernel relu, relu_backward, sgd, loss_dy, loss_sum;
+  size_t local[5]; /* per kernel, in the order above; the loss kernels' are powers of two */
+  /* The most work-groups of mlp_loss_dy (1..CG_MLP_LOSS_PARTS); 0: CG_MLP_LOSS_PARTS. One gives
+   * the loss in one launch, as before the partials. */
+  int loss_groups;
 } cg_mlp_eltwise;
+
+/* The most partial sums of the loss: the floats of cg_mlp_step's buffer of them. */
+enum { CG_MLP_LOSS_PARTS = 1024 };
 
 cg_rc cg_mlp_eltwise_create(cl_program program, const cg_device_info *info, cg_mlp_eltwise *ew,
                             cg_error *err);
@@ -82,8 +88,16 @@ cg_rc cg_mlp_relu_backward(const cg_mlp_eltwise *ew, cl_command_queue q, size_t 
                            cl_mem h, cl_event *ev, cg_error *err);
 cg_rc cg_mlp_sgd(const cg_mlp_eltwise *ew, cl_command_queue q, size_t n, float lr, cl_mem g,
                  cl_mem w, int zero_g, cl_event *ev, cg_error *err);
+/* The work-groups of mlp_loss_dy for `count` elements: a few elements per work-item, within
+ * ew->loss_groups. */
+int cg_mlp_loss_groups(const cg_mlp_eltwise *ew, size_t count);
+/* dy = 2 (y - t) over count elements; with keep, also loss[0] = sum((y - t)^2) through the
+ * partials in `part` (CG_MLP_LOSS_PARTS floats) where there is more than one work-group: one
+ * launch, or two with keep and several work-groups (a fixed-order sum, the same on every run).
+ * span (may be NULL) receives the events of the first and the last. */
 cg_rc cg_mlp_loss_dy(const cg_mlp_eltwise *ew, cl_command_queue q, size_t count, cl_mem y,
-                     cl_mem t, cl_mem dy, cl_mem loss, int keep, cl_event *ev, cg_error *err);
+                     cl_mem t, cl_mem dy, cl_mem part, cl_mem loss, int keep,
+                     cg_device_span *span, cg_error *err);
 
 /* ---- the per-op step with a pluggable product ---- */
 
@@ -98,10 +112,11 @@ typedef struct cg_mlp_gemm {
 } cg_mlp_gemm;
 
 typedef struct cg_mlp_product {
-  /* Enqueue one product on q. `span` is its sample in the sampled iteration, else NULL: the
-   * product sets the events that bound its commands there. */
-  cg_rc (*gemm)(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_device_span *span,
-                cg_error *err);
+  /* Enqueue one product on q. Each kernel it launches takes a span of sm (cg_mlp_sample: NULL
+   * outside the sampled iteration), in launch order, the product's own named `name`, and sets
+   * the events that bound its commands there (a library call: one span over its commands). */
+  cg_rc (*gemm)(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_mlp_sampler *sm,
+                const char *name, cg_error *err);
   void *ctx;
   bool clblast; /* the products are CLBlast calls, and their launch names say so */
 } cg_mlp_product;
@@ -112,6 +127,7 @@ typedef struct cg_mlp_step {
   cg_mlp_product product;
   cg_mlp_eltwise ew;
   cl_mem h1, h2, y, dy, d2, d1, g1, g2;
+  cl_mem loss_part; /* the loss's partial sums (CG_MLP_LOSS_PARTS floats) */
   /* A stamp kernel enqueued first marks where a run begins (begin at its end), for products
    * whose first command hands back no event; NULL: a run begins at its first command's start. */
   cl_kernel stamp;
