@@ -100,6 +100,10 @@ inline int cg_grid_count(__global int *state, const int groups, const int spin, 
     }
     mem_fence(CLK_GLOBAL_MEM_FENCE); /* the others' writes before the group's reads */
     *failed = n < target;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+  return *failed;
+}
 
 /* The same wait with fewer round trips on its critical path, for a kernel that numbers its
  * barriers: barrier number k counts its arrivals in count[k % 3] (3 ints, zero before a launch's
