@@ -124,8 +124,10 @@ enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_ORDER = 2 
 /* pinned: batches per upload. Each upload and each slot release costs an event, a flush and a
  * wait across the two queues; per batch of 32 rows those cost as much as pinning saves (seen on
  * NVIDIA), so the staging buffers hold a group of batches, and the upload of group g+1 overlaps
- * the compute of group g. Overridable as the kernel parameter GROUP. */
-enum { CG_CL_LINEAR_PINNED_GROUP = 8 };
+ * the compute of group g. 32: with the persistent kernel, one launch per group, the H200 took
+ * 16.0 us per batch in groups of 8, 14.3 in groups of 16, 13.5 in groups of 32 and of 64
+ * (bench/RESULTS.md, 2026-12-04). Overridable as the kernel parameter GROUP. */
+enum { CG_CL_LINEAR_PINNED_GROUP = 32 };
 
 /* Create the instance for the transfer mode named `mode`: buffers (checked against the device's
  * maximum allocation), the second queue and staging buffers of pinned, the program cl/linear.cl
