@@ -4,7 +4,8 @@
 # shape where cl/fused lost (and beside the old routing at the others), the seed and big mlp
 # presets, the first run from process start, and the Check suites on the device.
 # In two parts, a call each (part a: linear, the products step at its losing shape, the presets;
-# part b: the other products shapes, coldstart, the Check suites).
+# part b: linear again with the pinned group of 32, the other products shapes, coldstart, the
+# Check suites).
 #   bash bench/results/2026-12-04-h200-evening/run5.sh BUNDLE OUT a|b
 set -uo pipefail
 bundle=$1 part=$3
@@ -44,6 +45,9 @@ step mlp-big 120 "${b[@]}" mlp --device nvidia --preset big --backend cl,clblast
   --print-every 20 --json "$o/mlp-big.json"
 exit 0
 fi
+# part b, after the pinned groups' default went from 8 to 32 batches
+step linear-all-3 120 "${b[@]}" linear --device nvidia --backend cl,clblast --transfer all \
+  --json "$o/linear-all-3.json"
 while read -r n d h out it; do
   step mlp-$n-$d-$h-$out 240 "${b[@]}" mlp --device nvidia --backend cl,clblast --batch "$n" \
     --din "$d" --hidden "$h" --dout "$out" --iters "$it" --print-every $((it / 4)) \
