@@ -306,10 +306,10 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       } else {
         ck_assert_msg(p->origin == CG_ORIGIN_DEFAULT || p->origin == CG_ORIGIN_FALLBACK,
                       "%s: GROUP origin %s", name, cg_origin_name(p->origin));
-        ck_assert_msg(p->value <= CG_CL_LINEAR_PINNED_GROUP && p->value <= batches, "%s: GROUP %d for %d batches", name,
-                      p->value, batches);
-        /* a group of 8 is the default rule; fewer, a fallback to the epoch or one allocation */
-        ck_assert_int_eq(p->origin == CG_ORIGIN_FALLBACK, p->value < 8);
+        ck_assert_msg(p->value <= CG_CL_LINEAR_PINNED_GROUP && p->value <= batches,
+                      "%s: GROUP %d for %d batches", name, p->value, batches);
+        /* the default group is the rule; fewer, a fallback to the epoch or one allocation */
+        ck_assert_int_eq(p->origin == CG_ORIGIN_FALLBACK, p->value < CG_CL_LINEAR_PINNED_GROUP);
       }
     } else {
       ck_assert_msg((p->value & (p->value - 1)) == 0, "%s, %s: %s = %d is not a power of two",

@@ -1398,7 +1398,8 @@ START_TEST(test_workload_kernel_config) {
   small_job(&job);
   const char *cl[] = {"cl", NULL}, *fused[] = {"fused", NULL};
   cg_kernel_overrides ov;
-  parse_overrides(&ov, "THREE=1,DZ1A=0");
+  /* the fused launches (PERSIST=0: the persistent path is on by default on GPUs) */
+  parse_overrides(&ov, "THREE=1,DZ1A=0,PERSIST=0");
   cg_selection sel = {.seed = cg_test_seed(), .backends = cl, .variants = fused, .overrides = &ov};
   ck_assert_msg(cg_engine_validate(&job, &sel, info, &err) == CG_OK, "%s", err.msg);
   cg_report report;
