@@ -1,7 +1,7 @@
 /* The persistent mlp step: a run's iterations in one launch of G work-groups with two
  * device-wide barriers per iteration (cg_grid_count, cl/grid_sync.cl), in place of the fused
- * variant's two or three launches per iteration (cl/mlp.cl). Built per shape (the macros below), so that every
- * array is sized and every loop bound known to the compiler.
+ * variant's two or three launches per iteration (cl/mlp.cl). Built per shape (the macros
+ * below), so that every array is sized and every loop bound known to the compiler.
  *
  * w1 is cut into TI x TJ tiles of BI rows by BJ columns; group g < TI TJ owns tile
  * (g / TJ, g % TJ) and keeps it, with its rows' columns of x, in local memory for the run (the

@@ -574,7 +574,8 @@ static cg_run_result run_iters(const instance *in, int index, int iters, const c
    * command with a positive time, together no longer than the whole run. */
   const int n = res.nsplit;
   /* a persistent run (one launch for all its iterations, launches -1) has nothing to split */
-  ck_assert_msg(n >= 0 && n <= CG_MAX_SPLIT && (!span_ok || n >= 2 || (n == 0 && res.launches == -1)),
+  ck_assert_msg(n >= 0 && n <= CG_MAX_SPLIT &&
+                    (!span_ok || n >= 2 || (n == 0 && res.launches == -1)),
                 "%s, %s: %d commands in the split", in->name, when, n);
   double sum = 0;
   for (int i = 0; i < n; ++i) {
