@@ -58,7 +58,9 @@ static cg_rc cl_linear_prepare(const cg_backend_env *env, const char *variant, c
     if (tally.builds > tally.cached) out->compile_kind = "source";
   }
   *state = l;
+  l = NULL;
 cleanup:
+  cg_cl_linear_release(l); /* what was built before a failure */
   return rc;
 }
 
