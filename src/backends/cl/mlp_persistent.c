@@ -101,8 +101,8 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   const size_t N = (size_t)s.batch, D = (size_t)s.din, H = (size_t)s.hidden, O = (size_t)s.dout;
   /* a group per compute unit by default: the first layer's products spread over all of them.
    * On by default on GPUs: on the H200 it was faster than the launches at every shape where its
-   * local memory fits (11.5 against 22-27 us per seed iteration; 7 shapes, bench/RESULTS.md,
-   * 2026-12-04) */
+   * local memory fits (9.0 against 26.5 us per seed iteration, and at 5 other small shapes;
+   * bench/RESULTS.md, 2026-12-04, evening) */
   const size_t cu = info->compute_units ? info->compute_units : 1;
   cg_cl_persist_plan plan;
   bool want = false;
