@@ -109,8 +109,6 @@ cleanup:
   return rc;
 }
 
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
 static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant, const char *mode,
                                const void *problem, void **state, cg_prepared *out,
                                cg_error *err) {
@@ -143,8 +141,8 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant, c
   if (var->outputs_per_item > 0) {
       const size_t ts = (size_t)edge, wpt = (size_t)var->outputs_per_item, block = ts * wpt;
     mm->local[0] = mm->local[1] = ts;
-    mm->global[0] = round_up((size_t)shape.n, block) / wpt;
-    mm->global[1] = round_up((size_t)shape.m, block) / wpt;
+    mm->global[0] = cg_round_up((size_t)shape.n, block) / wpt;
+    mm->global[1] = cg_round_up((size_t)shape.m, block) / wpt;
   }
   *state = mm;
   mm = NULL;

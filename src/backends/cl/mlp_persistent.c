@@ -35,8 +35,6 @@ const char *cg_cl_mlp_persistent_path(const cg_cl_mlp_persistent *p) {
   return p && p->failed ? cg_cl_persist_failed_path : NULL;
 }
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-static size_t round_up(size_t a, size_t b) { return ceil_div(a, b) * b; }
 static size_t max_of(size_t a, size_t b) { return a > b ? a : b; }
 /* Work-items per sum when `wg` share `sums` sums: a power of two, at least 1. */
 static size_t sharing(size_t wg, size_t sums) { return sums < wg ? cg_pow2_floor(wg / sums) : 1; }
@@ -53,16 +51,16 @@ typedef struct persist_tiling {
 static persist_tiling tiling(cg_mlp_shape s, size_t groups, size_t wg) {
   const size_t D = (size_t)s.din, H = (size_t)s.hidden, O = (size_t)s.dout;
   persist_tiling t = {.g = groups, .wg = wg};
-  t.bj = round_up(H < 32 ? H : 32, 4);
-  t.tj = ceil_div(H, t.bj);
+  t.bj = cg_round_up(H < 32 ? H : 32, 4);
+  t.tj = cg_ceil_div(H, t.bj);
   if (t.tj > groups) {
-    t.bj = round_up(ceil_div(H, groups), 4);
-    t.tj = ceil_div(H, t.bj);
+    t.bj = cg_round_up(cg_ceil_div(H, groups), 4);
+    t.tj = cg_ceil_div(H, t.bj);
   }
   const size_t ti = groups / t.tj ? groups / t.tj : 1;
-  t.bi = round_up(ceil_div(D, ti), 2);
-  t.ti = ceil_div(D, t.bi);
-  t.w2r = ceil_div(H, groups);
+  t.bi = cg_round_up(cg_ceil_div(D, ti), 2);
+  t.ti = cg_ceil_div(D, t.bi);
+  t.w2r = cg_ceil_div(H, groups);
   t.ps = sharing(wg, H);
   t.js = sharing(wg, O);
   t.ks = sharing(wg, O * O);
@@ -74,7 +72,7 @@ static persist_tiling tiling(cg_mlp_shape s, size_t groups, size_t wg) {
 /* Bytes of local memory of a group: the kernel's arrays, in its order. */
 static size_t local_bytes(cg_mlp_shape s, const persist_tiling *t) {
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
-  const size_t ldx = round_up(N, 4) + 4; /* the kernel's LDX */
+  const size_t ldx = cg_round_up(N, 4) + 4; /* the kernel's LDX */
   const size_t floats = ldx * t->bi + ldx * t->bj + t->bi * t->bj + t->bj * O + H + t->red +
                         5 * N * O + 2 * O * O + t->w2r * O + N * t->w2r;
   return floats * sizeof(float) + sizeof(cl_int);

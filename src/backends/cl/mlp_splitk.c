@@ -108,26 +108,24 @@ cleanup:
   return rc;
 }
 
-static size_t ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
-
 cg_mlp_split cg_mlp_splitk_plan(const cg_mlp_splitk *sk, size_t m, size_t n, size_t k) {
-  const size_t tiles = ceil_div(k, (size_t)sk->kt);
+  const size_t tiles = cg_ceil_div(k, (size_t)sk->kt);
   size_t s;
   if (sk->splits > 0) {
     s = (size_t)sk->splits;
   } else {
-    const size_t blocks = ceil_div(m, (size_t)sk->bm) * ceil_div(n, (size_t)sk->bn);
+    const size_t blocks = cg_ceil_div(m, (size_t)sk->bm) * cg_ceil_div(n, (size_t)sk->bn);
     const size_t wanted = (size_t)(GROUPS_PER_UNIT * sk->units);
-    s = ceil_div(wanted, blocks);
-    const size_t most = ceil_div(k, MIN_SLICE);
+    s = cg_ceil_div(wanted, blocks);
+    const size_t most = cg_ceil_div(k, MIN_SLICE);
     if (s > most) s = most;
     if (s > CG_MLP_MAX_SPLITS) s = CG_MLP_MAX_SPLITS;
   }
   if (s > tiles) s = tiles;
   if (s < 1) s = 1;
   /* slices of whole tiles; rounding up may leave fewer of them */
-  const size_t slice = ceil_div(tiles, s) * (size_t)sk->kt;
-  return (cg_mlp_split){.count = (int)ceil_div(k, slice), .slice = (int)slice};
+  const size_t slice = cg_ceil_div(tiles, s) * (size_t)sk->kt;
+  return (cg_mlp_split){.count = (int)cg_ceil_div(k, slice), .slice = (int)slice};
 }
 
 cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_mlp_gemm *g,
@@ -151,8 +149,8 @@ cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_m
   CG_CL(clSetKernelArg, (sk->product, 10, sizeof out, &out));
   CG_CL(clSetKernelArg, (sk->product, 11, sizeof beta, &beta));
   const size_t local[3] = {(size_t)sk->bn / 4, (size_t)sk->bm / 4, 1};
-  const size_t global[3] = {ceil_div(g->n, (size_t)sk->bn) * local[0],
-                            ceil_div(g->m, (size_t)sk->bm) * local[1], (size_t)split.count};
+  const size_t global[3] = {cg_ceil_div(g->n, (size_t)sk->bn) * local[0],
+                            cg_ceil_div(g->m, (size_t)sk->bm) * local[1], (size_t)split.count};
   CG_CL(clEnqueueNDRangeKernel,
         (q, sk->product, 3, NULL, global, local, 0, NULL, cg_mlp_kernel_event(sm, name, NULL)));
   if (summed) {
@@ -164,7 +162,7 @@ cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_m
     CG_CL(clSetKernelArg, (sk->sum, 3, sizeof g->c, &g->c));
     CG_CL(clSetKernelArg, (sk->sum, 4, sizeof g->beta, &g->beta));
     /* the work-group size left to the driver: any one serves an elementwise sum */
-    const size_t global1 = ceil_div(count, wg) * wg;
+    const size_t global1 = cg_ceil_div(count, wg) * wg;
     CG_CL(clEnqueueNDRangeKernel,
           (q, sk->sum, 1, NULL, &global1, NULL, 0, NULL,
            cg_mlp_kernel_event(sm, "sum of k slices", NULL)));
@@ -184,7 +182,7 @@ cg_rc cg_mlp_splitk_transpose(const cg_mlp_splitk *sk, cl_command_queue q, size_
   CG_CL(clSetKernelArg, (sk->transpose, 3, sizeof dst, &dst));
   CG_CL(clSetKernelArg, (sk->transpose, 4, e * (e + 1) * sizeof(float), NULL));
   const size_t local[2] = {e, e};
-  const size_t global[2] = {ceil_div(cols, e) * e, ceil_div(rows, e) * e};
+  const size_t global[2] = {cg_ceil_div(cols, e) * e, cg_ceil_div(rows, e) * e};
   CG_CL(clEnqueueNDRangeKernel, (q, sk->transpose, 2, NULL, global, local, 0, NULL, ev));
 cleanup:
   return rc;

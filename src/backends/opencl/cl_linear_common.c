@@ -19,8 +19,6 @@ const char *const cg_cl_linear_epoch_kernel_params[] = {
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
-static size_t round_up(size_t x, size_t to) { return (x + to - 1) / to * to; }
-
 /* The largest power of two not above cap, the device's and the kernel's limits: a driver may
  * allow a kernel fewer work-items than the device maximum (rusticl on llvmpipe: 32), or fewer in
  * the first dimension than in all, and local_per_item bytes of local memory per work-item must
@@ -301,7 +299,7 @@ cg_rc cg_cl_linear_enqueue_update(cg_linear_device *l, const cg_cl_linear_batch 
   CG_CL(clSetKernelArg, (k, 14, sizeof reset, &reset));
   CG_CL(clSetKernelArg, (k, 15, l->update_local * sizeof(float), NULL));
   const size_t local[2] = {l->update_local, 1};
-  const size_t global[2] = {round_up((size_t)(F + 1 - f_begin), l->update_local), (size_t)C};
+  const size_t global[2] = {cg_round_up((size_t)(F + 1 - f_begin), l->update_local), (size_t)C};
   cl_event *ev = bt->releases ? cg_cl_linear_event_needed(l, CG_CL_LINEAR_KERNEL)
                               : cg_cl_linear_event(l, CG_CL_LINEAR_KERNEL);
   CG_CL(clEnqueueNDRangeKernel,

@@ -84,6 +84,9 @@ size_t cg_pow2_floor(size_t v) {
   return p;
 }
 
+size_t cg_ceil_div(size_t a, size_t b) { return (a + b - 1) / b; }
+size_t cg_round_up(size_t a, size_t b) { return cg_ceil_div(a, b) * b; }
+
 cg_cl_group_limits cg_cl_limits_of(size_t max_group, const size_t max_items[2],
                                    cl_device_local_mem_type local_type, uint64_t local_size) {
   cg_cl_group_limits l = {max_group, {max_items[0], max_items[1]}, local_size};

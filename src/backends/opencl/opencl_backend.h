@@ -48,6 +48,9 @@ void cg_cl_span_result(cg_device_span *span, cg_run_result *out);
 
 /* The largest power of two not above v (v >= 1). */
 size_t cg_pow2_floor(size_t v);
+/* ceil(a / b), and a rounded up to a multiple of b (b >= 1): grids of whole work-groups. */
+size_t cg_ceil_div(size_t a, size_t b);
+size_t cg_round_up(size_t a, size_t b);
 
 /* What one work-group may have: work-items in all, in each of the first two dimensions (a device
  * may allow fewer in one dimension than in all: CL_DEVICE_MAX_WORK_ITEM_SIZES), and bytes of
