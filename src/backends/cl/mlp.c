@@ -123,18 +123,9 @@ static cg_rc gemm(void *ctx, cl_command_queue q, const cg_mlp_gemm *g, cg_mlp_sa
   cg_device_span *span = cg_mlp_sample(sm, name);
   const cl_int args[] = {(cl_int)g->m, (cl_int)g->n, (cl_int)g->k};
   for (cl_uint i = 0; i < 3; ++i) CG_CL(clSetKernelArg, (m->gemm, i, sizeof(cl_int), &args[i]));
-  const cl_int lda = (cl_int)g->lda, ldb = (cl_int)g->ldb;
-  const cl_int sa[] = {g->ta ? 1 : lda, g->ta ? lda : 1}, sb[] = {g->tb ? 1 : ldb, g->tb ? ldb : 1};
-  CG_CL(clSetKernelArg, (m->gemm, 3, sizeof g->a, &g->a));
-  CG_CL(clSetKernelArg, (m->gemm, 4, sizeof(cl_int), &sa[0]));
-  CG_CL(clSetKernelArg, (m->gemm, 5, sizeof(cl_int), &sa[1]));
-  CG_CL(clSetKernelArg, (m->gemm, 6, sizeof g->b, &g->b));
-  CG_CL(clSetKernelArg, (m->gemm, 7, sizeof(cl_int), &sb[0]));
-  CG_CL(clSetKernelArg, (m->gemm, 8, sizeof(cl_int), &sb[1]));
-  CG_CL(clSetKernelArg, (m->gemm, 9, sizeof g->c, &g->c));
-  CG_CL(clSetKernelArg, (m->gemm, 10, sizeof g->beta, &g->beta));
+  CG_TRY(cg_mlp_gemm_set_operands(m->gemm, 3, g, g->c, g->beta, err));
   const size_t local[2] = {m->ts, m->ts};
-  const size_t global[2] = {(g->n + m->ts - 1) / m->ts * m->ts, (g->m + m->ts - 1) / m->ts * m->ts};
+  const size_t global[2] = {cg_round_up(g->n, m->ts), cg_round_up(g->m, m->ts)};
   CG_CL(clEnqueueNDRangeKernel,
         (q, m->gemm, 2, NULL, global, local, 0, NULL, span ? &span->begin : NULL));
 cleanup:

@@ -136,18 +136,9 @@ cg_rc cg_mlp_splitk_gemm(const cg_mlp_splitk *sk, cl_command_queue q, const cg_m
   const cl_int args[] = {(cl_int)g->m, (cl_int)g->n, (cl_int)g->k, split.slice};
   for (cl_uint i = 0; i < 4; ++i)
     CG_CL(clSetKernelArg, (sk->product, i, sizeof(cl_int), &args[i]));
-  const cl_int lda = (cl_int)g->lda, ldb = (cl_int)g->ldb;
-  const cl_int sa[] = {g->ta ? 1 : lda, g->ta ? lda : 1}, sb[] = {g->tb ? 1 : ldb, g->tb ? ldb : 1};
-  const cl_mem out = summed ? part : g->c;
-  const float beta = summed ? 0.0f : g->beta;
-  CG_CL(clSetKernelArg, (sk->product, 4, sizeof g->a, &g->a));
-  CG_CL(clSetKernelArg, (sk->product, 5, sizeof(cl_int), &sa[0]));
-  CG_CL(clSetKernelArg, (sk->product, 6, sizeof(cl_int), &sa[1]));
-  CG_CL(clSetKernelArg, (sk->product, 7, sizeof g->b, &g->b));
-  CG_CL(clSetKernelArg, (sk->product, 8, sizeof(cl_int), &sb[0]));
-  CG_CL(clSetKernelArg, (sk->product, 9, sizeof(cl_int), &sb[1]));
-  CG_CL(clSetKernelArg, (sk->product, 10, sizeof out, &out));
-  CG_CL(clSetKernelArg, (sk->product, 11, sizeof beta, &beta));
+  /* several slices write their partials, summed into c below */
+  CG_TRY(cg_mlp_gemm_set_operands(sk->product, 4, g, summed ? part : g->c,
+                                  summed ? 0.0f : g->beta, err));
   const size_t local[3] = {(size_t)sk->bn / 4, (size_t)sk->bm / 4, 1};
   const size_t global[3] = {cg_ceil_div(g->n, (size_t)sk->bn) * local[0],
                             cg_ceil_div(g->m, (size_t)sk->bm) * local[1], (size_t)split.count};

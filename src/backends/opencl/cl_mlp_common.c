@@ -252,6 +252,23 @@ cleanup:
   return rc;
 }
 
+cg_rc cg_mlp_gemm_set_operands(cl_kernel k, cl_uint at, const cg_mlp_gemm *g, cl_mem c,
+                               float beta, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cl_int lda = (cl_int)g->lda, ldb = (cl_int)g->ldb;
+  const cl_int sa[] = {g->ta ? 1 : lda, g->ta ? lda : 1}, sb[] = {g->tb ? 1 : ldb, g->tb ? ldb : 1};
+  CG_CL(clSetKernelArg, (k, at, sizeof g->a, &g->a));
+  CG_CL(clSetKernelArg, (k, at + 1, sizeof(cl_int), &sa[0]));
+  CG_CL(clSetKernelArg, (k, at + 2, sizeof(cl_int), &sa[1]));
+  CG_CL(clSetKernelArg, (k, at + 3, sizeof g->b, &g->b));
+  CG_CL(clSetKernelArg, (k, at + 4, sizeof(cl_int), &sb[0]));
+  CG_CL(clSetKernelArg, (k, at + 5, sizeof(cl_int), &sb[1]));
+  CG_CL(clSetKernelArg, (k, at + 6, sizeof c, &c));
+  CG_CL(clSetKernelArg, (k, at + 7, sizeof beta, &beta));
+cleanup:
+  return rc;
+}
+
 /* Elements per work-item of mlp_loss_dy: enough work-groups to spread the loads over the device
  * (batch x dout = 65536 on 256 work-items: 32 work-groups), one where a few hundred elements are
  * all (as before the partials: the loss in one launch). */

@@ -111,6 +111,13 @@ typedef struct cg_mlp_gemm {
   float beta;
 } cg_mlp_gemm;
 
+/* g's operands as arguments at..at+7 of a product kernel that reads A and B through a row and a
+ * column stride (mlp_gemm, mlp_splitk): A and its two strides, B and its two strides, then c
+ * and beta (given: a split product writes its partials elsewhere). A transposed operand is the
+ * stored one read the other way. */
+cg_rc cg_mlp_gemm_set_operands(cl_kernel k, cl_uint at, const cg_mlp_gemm *g, cl_mem c,
+                               float beta, cg_error *err);
+
 typedef struct cg_mlp_product {
   /* Enqueue one product on q. Each kernel it launches takes a span of sm (cg_mlp_sample: NULL
    * outside the sampled iteration), in launch order, the product's own named `name`, and sets
