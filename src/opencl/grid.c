@@ -110,13 +110,16 @@ cleanup:
   return rc;
 }
 
+/* The barriers' state as a launch first finds it (cl/grid_sync.cl): arrivals, generation,
+ * failure flag. */
+static const cl_int state_zeros[3] = {0, 0, 0};
+
 cg_rc cg_grid_create(const cg_device *dev, cg_grid *g, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
-  static const cl_int zeros[3] = {0, 0, 0};
   memset(g, 0, sizeof *g);
   g->state = clCreateBuffer(cg_device_context(dev), CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR,
-                            sizeof zeros, (void *)zeros, &code);
+                            sizeof state_zeros, (void *)state_zeros, &code);
   CG_CL_CHECK(clCreateBuffer, code);
 cleanup:
   return rc;
@@ -133,25 +136,26 @@ cleanup:
 
 bool cg_grid_failed(const cg_grid *g) { return g->failed != 0; }
 
-cg_rc cg_grid_reset(cl_command_queue q, cg_grid *g, cg_error *err) {
+/* The state zeroed on q. */
+static cg_rc write_zeros(cl_command_queue q, cg_grid *g, cl_bool blocking, cg_error *err) {
   cg_rc rc = CG_OK;
-  static const cl_int zeros[3] = {0, 0, 0};
-  CG_CL(clEnqueueWriteBuffer, (q, g->state, CL_TRUE, 0, sizeof zeros, zeros, 0, NULL, NULL));
-  g->failed = 0;
+  CG_CL(clEnqueueWriteBuffer,
+        (q, g->state, blocking, 0, sizeof state_zeros, state_zeros, 0, NULL, NULL));
 cleanup:
   return rc;
 }
 
+cg_rc cg_grid_reset(cl_command_queue q, cg_grid *g, cg_error *err) {
+  g->failed = 0;
+  return write_zeros(q, g, CL_TRUE, err);
+}
+
+/* The whole state, though the counting barriers need only the arrivals zeroed (the failure flag
+ * is zero unless the previous launch failed, and the host reset it then): Oclgrind takes the
+ * flag that one group sets and another reads in the same launch for uninitialised unless the
+ * host wrote it last. */
 cg_rc cg_grid_rearm(cl_command_queue q, cg_grid *g, cg_error *err) {
-  cg_rc rc = CG_OK;
-  /* the whole state, though the counting barriers need only the arrivals zeroed (the failure
-   * flag is zero unless the previous launch failed, and the host reset it then): Oclgrind takes
-   * the flag that one group sets and another reads in the same launch for uninitialised unless
-   * the host wrote it last */
-  static const cl_int zeros[3] = {0, 0, 0};
-  CG_CL(clEnqueueWriteBuffer, (q, g->state, CL_FALSE, 0, sizeof zeros, zeros, 0, NULL, NULL));
-cleanup:
-  return rc;
+  return write_zeros(q, g, CL_FALSE, err);
 }
 
 void cg_grid_release(cg_grid *g) {
