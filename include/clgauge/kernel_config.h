@@ -57,5 +57,11 @@ cg_rc cg_kernel_overrides_add(cg_kernel_overrides *o, const char *name, int valu
  * device, and treats a TUNED value like its own choice (a fallback where it does not fit). */
 int cg_kernel_override(const cg_kernel_overrides *o, const char *name, int dflt,
                        cg_origin *origin);
+/* cg_kernel_override for a switch or a count with a range: *out the value and *origin its
+ * origin (DEFAULT unless overridden); a value outside lo..hi is refused with CG_BAD_INPUT,
+ * "--kernel-param NAME=VALUE: " and `what` (what it may be). */
+cg_rc cg_kernel_override_in(const cg_kernel_overrides *o, const char *name, int dflt, int lo,
+                            int hi, const char *what, int *out, cg_origin *origin,
+                            cg_error *err);
 
 #endif

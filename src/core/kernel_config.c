@@ -99,3 +99,14 @@ int cg_kernel_override(const cg_kernel_overrides *o, const char *name, int dflt,
     }
   return dflt;
 }
+
+cg_rc cg_kernel_override_in(const cg_kernel_overrides *o, const char *name, int dflt, int lo,
+                            int hi, const char *what, int *out, cg_origin *origin,
+                            cg_error *err) {
+  cg_rc rc = CG_OK;
+  *origin = CG_ORIGIN_DEFAULT;
+  *out = cg_kernel_override(o, name, dflt, origin);
+  CG_CHECK(*out >= lo && *out <= hi, CG_BAD_INPUT, "--kernel-param %s=%d: %s", name, *out, what);
+cleanup:
+  return rc;
+}

@@ -196,33 +196,6 @@ cleanup:
   return rc;
 }
 
-/* PREFETCH: 1 (default) loads each batch's indices, rows and labels ahead, during the batch
- * before; 0 loads them at the top of their batch (cl/linear_persistent.cl). */
-static cg_rc ask_prefetch(const cg_backend_env *env, int *prefetch, cg_origin *origin,
-                          cg_error *err) {
-  cg_rc rc = CG_OK;
-  *origin = CG_ORIGIN_DEFAULT;
-  *prefetch = cg_kernel_override(env->overrides, "PREFETCH", 1, origin);
-  CG_CHECK(*prefetch == 0 || *prefetch == 1, CG_BAD_INPUT,
-           "--kernel-param PREFETCH=%d: 0 (rows loaded in their batch) or 1 (a batch ahead)",
-           *prefetch);
-cleanup:
-  return rc;
-}
-
-/* SYNC: 1 (default) the barrier that counts arrivals per barrier number, 0 the generation
- * barrier of the other persistent kernels (cl/grid_sync.cl). */
-static cg_rc ask_sync(const cg_backend_env *env, int *sync, cg_origin *origin, cg_error *err) {
-  cg_rc rc = CG_OK;
-  *origin = CG_ORIGIN_DEFAULT;
-  *sync = cg_kernel_override(env->overrides, "SYNC", 1, origin);
-  CG_CHECK(*sync == 0 || *sync == 1, CG_BAD_INPUT,
-           "--kernel-param SYNC=%d: 0 (generation barrier) or 1 (arrivals counted per barrier)",
-           *sync);
-cleanup:
-  return rc;
-}
-
 /* Elements of a batch's slice that each work-item fetches ahead into registers: enough for
  * `asked` work-items to hold the slice, at most 16 (registers are an NVIDIA SM's occupancy;
  * beyond them the kernel loads the rest in the batch itself). */
@@ -258,8 +231,15 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   int asked = 0, prefetch = 1, sync = 1;
   cg_origin local_origin, prefetch_origin, sync_origin;
   CG_TRY(ask_local(env, info, &asked, &local_origin, err));
-  CG_TRY(ask_prefetch(env, &prefetch, &prefetch_origin, err));
-  CG_TRY(ask_sync(env, &sync, &sync_origin, err));
+  /* PREFETCH: 1 (default) loads each batch's indices, rows and labels ahead, during the batch
+   * before; 0 loads them at the top of their batch. SYNC: 1 (default) the barrier that counts
+   * arrivals per barrier number, 0 the generation barrier (cl/grid_sync.cl). */
+  CG_TRY(cg_kernel_override_in(env->overrides, "PREFETCH", 1, 0, 1,
+                               "0 (rows loaded in their batch) or 1 (a batch ahead)", &prefetch,
+                               &prefetch_origin, err));
+  CG_TRY(cg_kernel_override_in(env->overrides, "SYNC", 1, 0, 1,
+                               "0 (generation barrier) or 1 (arrivals counted per barrier)", &sync,
+                               &sync_origin, err));
   /* the kernel first: its work-group limit is part of the shape to check */
   p = calloc(1, sizeof *p);
   CG_CHECK(p, CG_ERROR, "out of memory");

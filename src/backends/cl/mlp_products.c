@@ -74,14 +74,13 @@ static cg_mlp_split split_of(const cg_mlp_products *p, size_t m, size_t n, size_
   return cg_mlp_splitk_plan(&p->sk, m, n, k);
 }
 
-/* A value from --kernel-param within lo..hi, refused otherwise naming it; `what` says what it
- * may be. */
+/* A value from --kernel-param within lo..hi (cg_kernel_override_in), named in the
+ * configuration. */
 static cg_rc param(const cg_backend_env *env, const char *name, int dflt, int lo, int hi,
                    const char *what, int *out, cg_kernel_config *config, cg_error *err) {
   cg_rc rc = CG_OK;
-  cg_origin origin = CG_ORIGIN_DEFAULT;
-  *out = cg_kernel_override(env->overrides, name, dflt, &origin);
-  CG_CHECK(*out >= lo && *out <= hi, CG_BAD_INPUT, "--kernel-param %s=%d: %s", name, *out, what);
+  cg_origin origin;
+  CG_TRY(cg_kernel_override_in(env->overrides, name, dflt, lo, hi, what, out, &origin, err));
   cg_kernel_config_set(config, name, *out, origin);
 cleanup:
   return rc;
