@@ -19,6 +19,7 @@
  *
  * Work-group sizes are chosen at run time (powers of two, no reqd_work_group_size), so that a
  * driver that allows few work-items per kernel (rusticl on llvmpipe: 32) runs them unchanged. */
+#include "group_sum.cl"
 #include "linear_rows.cl"
 
 /* Offset of row r's first element, and its label. */
@@ -31,19 +32,7 @@ inline int row_label(__global const int *lab, __global const int *idx, const int
   return gather ? lab[idx[off + (ulong)r]] : lab[loff + (ulong)r];
 }
 
-/* Sum of v over the work-group (local size a power of two); every work-item gets the result. */
-inline float group_sum(float v, __local float *scratch) {
-  const int lid = get_local_id(0), L = get_local_size(0);
-  scratch[lid] = v;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int s = L / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] += scratch[lid + s];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  const float total = scratch[0];
-  barrier(CLK_LOCAL_MEM_FENCE); /* scratch is reused by the next call */
-  return total;
-}
+/* Maximum of v over the work-group, as group_sum (cl/group_sum.cl) sums. */
 inline float group_max(float v, __local float *scratch) {
   const int lid = get_local_id(0), L = get_local_size(0);
   scratch[lid] = v;

@@ -6,6 +6,8 @@
  *    (see the MLP_FUSED section for which and why).
  * Build options of the per-op set: -DTS=<n>, the edge of mlp_gemm's square work-group. */
 
+#include "group_sum.cl"
+
 #ifndef TS
 #define TS 16
 #endif
@@ -86,13 +88,8 @@ __kernel void mlp_loss_dy(const int count, __global const float *y, __global con
     s += d * d;
   }
   if (!keep) return; /* uniform across the work-group: no barrier is skipped by some only */
-  red[l] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int width = size / 2; width > 0; width /= 2) {
-    if (l < width) red[l] += red[l + width];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) part[get_group_id(0)] = red[0];
+  s = group_sum(s, red);
+  if (l == 0) part[get_group_id(0)] = s;
 }
 
 /* loss[0] = the sum of mlp_loss_dy's n partials, in a fixed order; one work-group of a
@@ -103,13 +100,8 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
   const int size = get_local_size(0);
   float s = 0.0f;
   for (int i = l; i < n; i += size) s += part[i];
-  red[l] = s;
-  barrier(CLK_LOCAL_MEM_FENCE);
-  for (int width = size / 2; width > 0; width /= 2) {
-    if (l < width) red[l] += red[l + width];
-    barrier(CLK_LOCAL_MEM_FENCE);
-  }
-  if (l == 0) loss[0] = red[0];
+  s = group_sum(s, red);
+  if (l == 0) loss[0] = s;
 }
 
 #ifdef MLP_FUSED
