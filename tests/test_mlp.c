@@ -760,6 +760,23 @@ static void parse_overrides(cg_kernel_overrides *ov, const char *text) {
   ck_assert_msg(cg_kernel_overrides_parse(ov, text, &err) == CG_OK, "%s: %s", text, err.msg);
 }
 
+/* cl/fused with the overrides `params` (NULL: none) prepared for a fresh problem of shape s
+ * (w3: with the w3 update) drawn from rng, into *in (named `name`), *p and *prep; that it
+ * succeeds is asserted. */
+static void prepare_fused(const opened *o, const char *params, shape s, bool w3, cg_rng *rng,
+                          const char *name, instance *in, problem *p, cg_prepared *prep) {
+  const cg_impl *impl = cl_mlp_impl();
+  cg_kernel_overrides ov = {0};
+  if (params) parse_overrides(&ov, params);
+  const cg_backend_env env = {.device = o->device, .overrides = &ov};
+  problem_draw(p, s, w3, 3, 0, true, rng);
+  *in = (instance){impl, NULL, name, o->profiling, false};
+  *prep = (cg_prepared){.compile_ms = -1, .compile_kind = NULL};
+  cg_error err = {0};
+  const cg_rc rc = impl->prepare(&env, "fused", NULL, &p->setup, &in->state, prep, &err);
+  ck_assert_msg(rc == CG_OK, "%s: prepare: rc %d: %s", name, rc, err.msg);
+}
+
 /* The parameter is in the configuration with that value and origin. */
 static void expect_param(const cg_kernel_config *c, const char *name, int value,
                          cg_origin origin, const char *where) {
@@ -818,15 +835,10 @@ START_TEST(test_fused_configs) {
         snprintf(text, sizeof text, "THREE=%d,DZ1A=%d,PERSIST=0", three, dz1a);
         snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d%s", text,
                  o.list.items[_i].name, s.n, s.d, s.h, s.o, w3 ? ", update_w3" : "");
-        cg_kernel_overrides ov;
-        parse_overrides(&ov, text);
-        const cg_backend_env env = {.device = o.device, .overrides = &ov};
+        instance in;
         problem p;
-        problem_draw(&p, s, w3, 3, 0, true, &rng);
-        instance in = {impl, NULL, name, o.profiling, false};
-        cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-        cg_rc rc = impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err);
-        ck_assert_msg(rc == CG_OK, "%s: prepare: rc %d: %s", name, rc, err.msg);
+        cg_prepared prep;
+        prepare_fused(&o, text, s, w3, &rng, name, &in, &p, &prep);
         expect_param(&prep.config, "THREE", three, CG_ORIGIN_OVERRIDE, name);
         expect_param(&prep.config, "DZ1A", dz1a, CG_ORIGIN_OVERRIDE, name);
         expect_fused_names(&prep.config, (const char *const[]){"THREE", "DZ1A", NULL}, name);
@@ -887,16 +899,10 @@ START_TEST(test_fused_persistent) {
       char name[512];
       snprintf(name, sizeof name, "cl/fused %s at %dx%dx%dx%d on %s%s", cases[c].params, s.n, s.d,
                s.h, s.o, o.list.items[_i].name, w3 ? ", update_w3" : "");
-      cg_kernel_overrides ov;
-      parse_overrides(&ov, cases[c].params);
-      const cg_backend_env env = {.device = o.device, .overrides = &ov};
+      instance in;
       problem p;
-      problem_draw(&p, s, w3, 3, 0, true, &rng);
-      instance in = {impl, NULL, name, o.profiling, false};
-      cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-      ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) ==
-                        CG_OK,
-                    "%s: prepare: %s", name, err.msg);
+      cg_prepared prep;
+      prepare_fused(&o, cases[c].params, s, w3, &rng, name, &in, &p, &prep);
       ck_assert_msg(impl->upload(in.state, &p.in, &err) == CG_OK, "%s: %s", name, err.msg);
       const cg_run_result res = run_iters(&in, 0, 1, "the path");
       const char *path = res.path ? res.path : prep.config.path;
@@ -1007,15 +1013,11 @@ START_TEST(test_fused_strategy) {
       snprintf(text, sizeof text, "STRATEGY=%d", strategy);
       snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", strategy < 0 ? "default" : text,
                o.list.items[_i].name, s.n, s.d, s.h, s.o);
-      cg_kernel_overrides ov = {0};
-      if (strategy >= 0) parse_overrides(&ov, text);
-      const cg_backend_env env = {.device = o.device, .overrides = &ov};
+      instance in;
       problem p;
-      problem_draw(&p, s, strategy == 1, 3, 0, true, &rng);
-      instance in = {impl, NULL, name, o.profiling, false};
-      cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-      ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
-                    "%s: prepare: %s", name, err.msg);
+      cg_prepared prep;
+      prepare_fused(&o, strategy >= 0 ? text : NULL, s, strategy == 1, &rng, name, &in, &p,
+                    &prep);
       const cg_kernel_param *k = find_param(&prep.config, "STRATEGY");
       ck_assert_msg(k != NULL, "%s: STRATEGY not in the configuration", name);
       if (strategy >= 0)
@@ -1074,15 +1076,10 @@ START_TEST(test_products_routes) {
     snprintf(text, sizeof text, "STRATEGY=1%s%s", routes[r].text[0] ? "," : "", routes[r].text);
     snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", text, o.list.items[_i].name,
              s.n, s.d, s.h, s.o);
-    cg_kernel_overrides ov;
-    parse_overrides(&ov, text);
-    const cg_backend_env env = {.device = o.device, .overrides = &ov};
+    instance in;
     problem p;
-    problem_draw(&p, s, routes[r].w3, 3, 0, true, &rng);
-    instance in = {impl, NULL, name, o.profiling, false};
-    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-    ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
-                  "%s: prepare: %s", name, err.msg);
+    cg_prepared prep;
+    prepare_fused(&o, text, s, routes[r].w3, &rng, name, &in, &p, &prep);
     const cg_kernel_param *k = find_param(&prep.config, "SPLITK");
     const int splitk = strstr(text, "SPLITK=0") ? 0 : strstr(text, "SPLITK=2") ? 2 : 1;
     ck_assert_msg(k && k->value == splitk, "%s: SPLITK", name);
@@ -1131,7 +1128,6 @@ START_TEST(test_fused_blockings) {
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
-  cg_error err = {0};
   static const struct {
     const char *text;
     shape s;
@@ -1153,15 +1149,10 @@ START_TEST(test_fused_blockings) {
     char name[512];
     snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", blockings[b].text,
              o.list.items[_i].name, s.n, s.d, s.h, s.o);
-    cg_kernel_overrides ov;
-    parse_overrides(&ov, blockings[b].text);
-    const cg_backend_env env = {.device = o.device, .overrides = &ov};
+    instance in;
     problem p;
-    problem_draw(&p, s, b % 2 == 1, 3, 0, true, &rng);
-    instance in = {impl, NULL, name, o.profiling, false};
-    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-    const cg_rc rc = impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err);
-    ck_assert_msg(rc == CG_OK, "%s: prepare: rc %d: %s", name, rc, err.msg);
+    cg_prepared prep;
+    prepare_fused(&o, blockings[b].text, s, b % 2 == 1, &rng, name, &in, &p, &prep);
     for (int k = 0; blockings[b].names[k]; ++k) {
       expect_param(&prep.config, blockings[b].names[k], blockings[b].values[k],
                    CG_ORIGIN_OVERRIDE, name);
@@ -1191,17 +1182,13 @@ START_TEST(test_fused_shrink) {
   const uint64_t seed = cg_test_seed();
   cg_rng rng;
   cg_rng_seed(&rng, seed);
-  cg_error err = {0};
   const shape s = {17, 31, 13, 5};
-  problem p;
-  problem_draw(&p, s, false, 3, 0, true, &rng);
   char name[512];
   snprintf(name, sizeof name, "cl/fused on %s", info->name);
-  const cg_backend_env env = {.device = o.device};
-  instance in = {impl, NULL, name, o.profiling, false};
-  cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
-  ck_assert_msg(impl->prepare(&env, "fused", NULL, &p.setup, &in.state, &prep, &err) == CG_OK,
-                "%s: prepare: %s", name, err.msg);
+  instance in;
+  problem p;
+  cg_prepared prep;
+  prepare_fused(&o, NULL, s, false, &rng, name, &in, &p, &prep);
   const cg_kernel_param *tx = find_param(&prep.config, "TX"), *ty = find_param(&prep.config, "TY"),
                         *wgb = find_param(&prep.config, "WGB");
   ck_assert_msg(tx && ty && wgb, "%s: TX, TY or WGB not in the configuration", name);
