@@ -242,6 +242,10 @@ END_TEST
 
 /* ---- kernel configuration ---- */
 
+/* One more pinned run in test_transfers_agree with GROUP overridden to 3, groups that do not
+ * divide the epoch, and the host's gather on 3 threads, which split no group evenly. */
+enum { OVERRIDE_GROUP = 3, OVERRIDE_THREADS = 3 };
+
 static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *name) {
   for (int i = 0; i < k->nparams; ++i)
     if (strcmp(k->params[i].name, name) == 0) return &k->params[i];
@@ -250,11 +254,12 @@ static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *
 
 /* What an implementation reports it ran: nothing on the host; on OpenCL the work-group size of
  * every kernel it launches (a power of two, the default or a fallback to the device's limits),
- * and in pinned mode the batches per upload (at most 8 by default, never more than the epoch's
- * batches). `group` is the GROUP override given, or 0. */
+ * and in pinned mode the batches per upload (at most CG_CL_LINEAR_PINNED_GROUP by default, never
+ * more than the epoch's batches) and the gather's host threads. `group` and `threads` are the
+ * GROUP and THREADS overrides given, or 0. */
 static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
                                  const char *variant, const char *mode, int batches, int group,
-                                 const char *name) {
+                                 int threads, const char *name) {
   if (!b->needs_device) {
     ck_assert_msg(k->nparams == 0 && k->build_options[0] == '\0',
                   "%s: a host backend with %d kernel parameters, options '%s'", name, k->nparams,
@@ -286,7 +291,10 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
     if (resident) wanted[n++] = "WG_GATHER";
     wanted[n++] = "WG_UPDATE";
   }
-  if (pinned) wanted[n++] = "GROUP";
+  if (pinned) {
+    wanted[n++] = "GROUP";
+    wanted[n++] = "THREADS";
+  }
   ck_assert_msg(k->nparams == n, "%s, %s: %d kernel parameters, expected %d", name, mode,
                 k->nparams, n);
   for (int i = 0; i < n; ++i) {
@@ -298,7 +306,17 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       continue; /* any origin: test_persistent overrides them */
     }
     ck_assert_msg(p->value >= 1, "%s, %s: %s = %d", name, mode, p->name, p->value);
-    if (strcmp(p->name, "GROUP") == 0) {
+    if (strcmp(p->name, "THREADS") == 0) {
+      if (threads > 0) {
+        ck_assert_msg(p->origin == CG_ORIGIN_OVERRIDE, "%s: THREADS origin %s", name,
+                      cg_origin_name(p->origin));
+        ck_assert_int_eq(p->value, threads);
+      } else {
+        ck_assert_msg(p->origin == CG_ORIGIN_DEFAULT, "%s: THREADS origin %s", name,
+                      cg_origin_name(p->origin));
+        ck_assert_msg(p->value <= CG_CL_LINEAR_GATHER_THREADS, "%s: THREADS=%d", name, p->value);
+      }
+    } else if (strcmp(p->name, "GROUP") == 0) {
       if (group > 0) {
         ck_assert_msg(p->origin == CG_ORIGIN_OVERRIDE, "%s: GROUP origin %s", name,
                       cg_origin_name(p->origin));
@@ -389,7 +407,7 @@ static void expect_linear_record(const cg_record *r, const cg_job *job, const cg
                 "%s: a phase of an ok record is not measured", name);
   const cg_backend *b = cg_backend_find(r->backend);
   ck_assert_ptr_nonnull(b);
-  expect_kernel_config(&r->kernel, b, r->variant, r->mode, batches, 0, name);
+  expect_kernel_config(&r->kernel, b, r->variant, r->mode, batches, 0, 0, name);
   if (r->host_backend) return;
   ck_assert_str_eq(r->device, info->name);
   ck_assert_msg(isfinite(r->verify_error) && isfinite(r->verify_loss_error) &&
@@ -577,7 +595,8 @@ START_TEST(test_workload_group_override) {
     if (!b->needs_device) continue;
     ck_assert_str_eq(r->mode, "pinned");
     ck_assert_msg(r->status == CG_STATUS_OK, "%s: %s", r->backend, r->reason);
-    expect_kernel_config(&r->kernel, b, r->variant, r->mode, r->iters_per_run, 3, r->backend);
+    expect_kernel_config(&r->kernel, b, r->variant, r->mode, r->iters_per_run, 3, 0,
+                         r->backend);
     ++pinned;
   }
   ck_assert_int_eq(pinned, planned_records("pinned") - cg_test_variant_count("linear", false));
@@ -627,7 +646,7 @@ static void free_data(linear_data *d) {
 
 /* Train through the implementation: final w, b (poisoned before the download) and each epoch's
  * loss, with the kernel configuration and every run's result checked on the way. `group` is the
- * GROUP override in env, or 0. */
+ * GROUP override in env, or 0; where it is given, env overrides THREADS too (OVERRIDE_THREADS). */
 static void train(const cg_impl *impl, const cg_backend_env *env, const char *variant,
                   const char *mode, int group, float lr, const linear_data *d, float *w, float *b,
                   double *losses, bool profiling, const char *name) {
@@ -640,7 +659,8 @@ static void train(const cg_impl *impl, const cg_backend_env *env, const char *va
   cg_rc rc = impl->prepare(env, variant, mode, &setup, &state, &prepared, &err);
   ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, mode, rc, err.msg);
   ck_assert_ptr_nonnull(prepared.compile_kind);
-  expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, group, name);
+  expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, group,
+                       group ? OVERRIDE_THREADS : 0, name);
   const cg_linear_tensors data = {.x = d->x, .labels = d->labels, .w = d->w0, .b = d->b0};
   ck_assert_msg(impl->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
   for (int e = 0; e < d->epochs; ++e) {
@@ -712,9 +732,6 @@ static double loss_err(double got, double want) {
   return fabs(got - want) / (fabs(want) > 0 ? fabs(want) : 1.0);
 }
 
-/* One more pinned run with GROUP overridden to 3: groups that do not divide the epoch. */
-enum { OVERRIDE_GROUP = 3 };
-
 START_TEST(test_transfers_agree) {
   const combo c = combo_at(_i, false);
   const cg_impl *impl = c.impl;
@@ -730,7 +747,7 @@ START_TEST(test_transfers_agree) {
   combo_name(&c, &list, name, sizeof name);
   cg_kernel_overrides overrides = {0};
   char text[32];
-  snprintf(text, sizeof text, "GROUP=%d", (int)OVERRIDE_GROUP);
+  snprintf(text, sizeof text, "GROUP=%d,THREADS=%d", (int)OVERRIDE_GROUP, (int)OVERRIDE_THREADS);
   ck_assert_msg(cg_kernel_overrides_parse(&overrides, text, &err) == CG_OK, "%s", err.msg);
   const cg_backend_env env = {.device = dev};
   const cg_backend_env env_group = {.device = dev, .overrides = &overrides};
@@ -781,7 +798,8 @@ START_TEST(test_transfers_agree) {
       if (again && !cg_impl_has_mode(impl, "pinned")) break;
       char what[64];
       if (again)
-        snprintf(what, sizeof what, "%s, GROUP=%d", mode, (int)OVERRIDE_GROUP);
+        snprintf(what, sizeof what, "%s, GROUP=%d, THREADS=%d", mode, (int)OVERRIDE_GROUP,
+                 (int)OVERRIDE_THREADS);
       else
         snprintf(what, sizeof what, "%s", mode);
       train(impl, again ? &env_group : &env, c.variant, mode, again ? OVERRIDE_GROUP : 0, lr, &d,
@@ -894,6 +912,9 @@ START_TEST(test_persistent) {
     void *state = NULL;
     cg_prepared prepared = {0};
     const char *mode = cases[c].mode ? cases[c].mode : "resident";
+    /* named before it runs, so that a case that brings the process down is known */
+    printf("%s, %s, %s ...\n", info->name, mode, cases[c].params);
+    fflush(stdout);
     ck_assert_msg(impl->prepare(&env, "fused", mode, &setup, &state, &prepared, &err) == CG_OK,
                   "%s: %s", cases[c].params, err.msg);
     const cg_linear_tensors data = {.x = d.x, .labels = d.labels, .w = d.w0, .b = d.b0};
@@ -1014,13 +1035,13 @@ START_TEST(test_group_override_limits) {
   ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
                     CG_OK,
                 "%s: %s", name, err.msg);
-  expect_kernel_config(&prepared.config, c.backend, c.variant, "pinned", 7, 100, name);
+  expect_kernel_config(&prepared.config, c.backend, c.variant, "pinned", 7, 100, 0, name);
   impl->release(state);
   /* the other modes have no groups: the override leaves them alone */
   ck_assert_msg(impl->prepare(&env, c.variant, "resident", &setup, &state, &prepared, &err) ==
                     CG_OK,
                 "%s: %s", name, err.msg);
-  expect_kernel_config(&prepared.config, c.backend, c.variant, "resident", 7, 0, name);
+  expect_kernel_config(&prepared.config, c.backend, c.variant, "resident", 7, 0, 0, name);
   impl->release(state);
   c.backend->close(dev);
   cg_device_list_free(&list);
@@ -1139,18 +1160,15 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
-      /* pinned's GROUP; and the cl backend's epoch variant's work-group, then the persistent
-       * path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
+      /* pinned's GROUP and THREADS; and the cl backend's epoch variant's work-group, then the
+       * persistent path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
       const bool cl = strcmp(b->name, "cl") == 0;
-      ck_assert_msg(impl->kernel_params && impl->kernel_params[0] &&
-                        strcmp(impl->kernel_params[0], "GROUP") == 0 &&
-                        (cl ? impl->kernel_params[1] &&
-                                  strcmp(impl->kernel_params[1], "WG_EPOCH") == 0 &&
-                                  impl->kernel_params[2] && impl->kernel_params[3] &&
-                                  impl->kernel_params[4] && impl->kernel_params[5] &&
-                                  impl->kernel_params[6] && impl->kernel_params[7] &&
-                                  !impl->kernel_params[8]
-                            : !impl->kernel_params[1]),
+      const char *const *kp = impl->kernel_params;
+      int nkp = 0;
+      while (kp && kp[nkp]) ++nkp;
+      ck_assert_msg(kp && nkp == (cl ? 9 : 2) && strcmp(kp[0], "GROUP") == 0 &&
+                        strcmp(kp[1], "THREADS") == 0 &&
+                        (!cl || strcmp(kp[2], "WG_EPOCH") == 0),
                     "%s: kernel parameters", b->name);
     } else {
       ck_assert_msg(nmodes(impl) == 1 && strcmp(impl->modes[0], m->host_mode) == 0,

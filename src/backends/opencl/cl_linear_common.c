@@ -13,9 +13,10 @@
 #include "clgauge/program.h"
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
-const char *const cg_cl_linear_kernel_params[] = {"GROUP", NULL};
+const char *const cg_cl_linear_kernel_params[] = {"GROUP", "THREADS", NULL};
 const char *const cg_cl_linear_epoch_kernel_params[] = {
-    "GROUP", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH", "SYNC", NULL};
+    "GROUP", "THREADS", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH",
+    "SYNC",  NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -105,6 +106,7 @@ void cg_cl_linear_release(void *state) {
     if (kernels[i]) clReleaseKernel(kernels[i]);
   if (l->program) clReleaseProgram(l->program);
   if (l->upload_q) clReleaseCommandQueue(l->upload_q);
+  cg_workers_free(l->gather_pool);
   free(l->host_batch);
   free(l);
 }
@@ -130,6 +132,20 @@ cleanup:
   return rc;
 }
 
+/* pinned: the pool of host threads that gathers each group (CG_CL_LINEAR_GATHER_THREADS). */
+static cg_rc start_gather_pool(cg_linear_device *l, const cg_backend_env *env, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int cpus = cg_online_cpus();
+  int threads = (l->info->type & CL_DEVICE_TYPE_CPU) ? 1 : CG_CL_LINEAR_GATHER_THREADS;
+  if (threads > cpus) threads = cpus;
+  CG_TRY(cg_kernel_override_in(env->overrides, "THREADS", threads, 1, CG_WORKERS_MAX,
+                               "host threads gathering a pinned group, 1 to 64", &threads,
+                               &l->threads_origin, err));
+  CG_TRY(cg_workers_create(threads, &l->gather_pool, err));
+cleanup:
+  return rc;
+}
+
 /* The build options and the parameters that run, for the record. */
 static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kernel_config *c) {
   memset(c, 0, sizeof *c); /* cl/linear.cl is built without options */
@@ -143,8 +159,10 @@ static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kern
     cg_kernel_config_set(c, "WG_GATHER", (int)l->gather_local, l->gather_origin);
   if (kernels & CG_CL_LINEAR_EPOCH)
     cg_kernel_config_set(c, "WG_EPOCH", (int)l->epoch_local, l->epoch_origin);
-  if (l->transfer == CG_TRANSFER_PINNED)
+  if (l->transfer == CG_TRANSFER_PINNED) {
     cg_kernel_config_set(c, "GROUP", l->group, l->group_origin);
+    cg_kernel_config_set(c, "THREADS", cg_workers_parts(l->gather_pool), l->threads_origin);
+  }
 }
 
 cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
@@ -193,6 +211,7 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
              mib((double)batch_bytes));
   } else if (t == CG_TRANSFER_PINNED) {
     CG_TRY(choose_group(l, env, batch_bytes, err));
+    CG_TRY(start_gather_pool(l, env, err));
     const size_t group_bytes = batch_bytes * (size_t)l->group;
     for (int i = 0; i < 2; ++i) {
       CG_TRY(cg_cl_buffer(dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
@@ -337,6 +356,23 @@ static void gather_host(const cg_linear_device *l, const int *idx, int n, float 
   }
 }
 
+/* A gather split by rows over the pool's threads. */
+typedef struct gather_job {
+  const cg_linear_device *l;
+  const int *idx;
+  int n;
+  float *dst;
+  int *dst_labels;
+} gather_job;
+
+static void gather_part(void *ctx, int part, int parts) {
+  const gather_job *j = ctx;
+  const int r0 = (int)((long long)j->n * part / parts);
+  const int r1 = (int)((long long)j->n * (part + 1) / parts);
+  const size_t F = (size_t)j->l->setup.shape.features;
+  gather_host(j->l, j->idx + r0, r1 - r0, j->dst + (size_t)r0 * F, j->dst_labels + r0);
+}
+
 /* Rows in batch k of the epoch. */
 static int batch_rows(const cg_linear_shape s, int k) {
   const int start = k * s.batch;
@@ -380,7 +416,9 @@ static cg_rc upload_pinned_group(cg_linear_device *l, int g, const int *order, c
   /* A batch is rows x F floats, then its rows' labels as ints (both 4 bytes, as the kernels
    * read them), in untyped memory: mapped here, malloc'd below. */
   /* cppcheck-suppress invalidPointerCast */
-  gather_host(l, order + (size_t)pg.k0 * s.batch, rows, rows_dst, (int *)(rows_dst + rows * F));
+  int *labels_dst = (int *)(rows_dst + rows * F);
+  gather_job job = {l, order + (size_t)pg.k0 * s.batch, rows, rows_dst, labels_dst};
+  cg_workers_run(l->gather_pool, gather_part, &job);
   CG_TRY(begin_batch(l, pg.k0, err));
   cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
   CG_CL(clEnqueueWriteBuffer,

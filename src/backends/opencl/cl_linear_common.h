@@ -9,6 +9,7 @@
 #include "backends/opencl/opencl_backend.h"
 #include "clgauge/backend.h"
 #include "clgauge/linear.h"
+#include "clgauge/workers.h"
 
 typedef struct cg_linear_device cg_linear_device;
 
@@ -73,6 +74,8 @@ struct cg_linear_device {
   int rows;                 /* most rows in a batch: min(batch, samples) */
   int group;                /* pinned: batches per upload */
   cg_origin group_origin;
+  cg_workers *gather_pool;  /* pinned: the host threads that gather each group's rows */
+  cg_origin threads_origin;
   const cg_device_info *info;
   const cg_device *dev;
   cl_context context;
@@ -128,6 +131,11 @@ enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_ORDER = 2 
  * 16.0 us per batch in groups of 8, 14.3 in groups of 16, 13.5 in groups of 32 and of 64
  * (bench/RESULTS.md, 2026-12-04). Overridable as the kernel parameter GROUP. */
 enum { CG_CL_LINEAR_PINNED_GROUP = 32 };
+/* pinned: host threads that gather a group's rows into its staging buffer, on a GPU (on a CPU
+ * device one: the device's own threads compute meanwhile). One core's copy of the rows, about
+ * 13 us per batch of 32 x 1000 floats on the H200's host, was what the device waited for: a
+ * batch computes in about 5 us. Capped by the online processors; overridable as THREADS. */
+enum { CG_CL_LINEAR_GATHER_THREADS = 4 };
 
 /* Create the instance for the transfer mode named `mode`: buffers (checked against the device's
  * maximum allocation), the second queue and staging buffers of pinned, the program cl/linear.cl
@@ -161,7 +169,7 @@ void cg_cl_linear_release(void *state);
 /* The modes they run, and the kernel parameters --kernel-param may set. */
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
-/* The parameters of the cl backend's variants: the pinned GROUP, linear_epoch's work-group
+/* The parameters of the cl backend's variants: the pinned GROUP and THREADS, linear_epoch's work-group
  * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS, SPIN,
  * WG_PERSIST, PREFETCH, SYNC: src/backends/cl/linear_persistent.c). */
 extern const char *const cg_cl_linear_epoch_kernel_params[];
