@@ -243,8 +243,16 @@ END_TEST
 /* ---- kernel configuration ---- */
 
 /* One more pinned run in test_transfers_agree with GROUP overridden to 3, groups that do not
- * divide the epoch, and the host's gather on 3 threads, which split no group evenly. */
+ * divide the epoch, all of 3 batches (RAMP=0), and the host's gather on 3 threads, which split no
+ * group evenly. */
 enum { OVERRIDE_GROUP = 3, OVERRIDE_THREADS = 3 };
+#define OVERRIDES_AGAIN "GROUP=3,RAMP=0,THREADS=3"
+
+/* The pinned parameters a kernel configuration must show: each overridden to its value, or 0
+ * for the default. */
+typedef struct pinned_expect {
+  int group, ramp_off, threads;
+} pinned_expect;
 
 static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *name) {
   for (int i = 0; i < k->nparams; ++i)
@@ -258,8 +266,9 @@ static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *
  * more than the epoch's batches) and the gather's host threads. `group` and `threads` are the
  * GROUP and THREADS overrides given, or 0. */
 static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
-                                 const char *variant, const char *mode, int batches, int group,
-                                 int threads, const char *name) {
+                                 const char *variant, const char *mode, int batches,
+                                 pinned_expect pe, const char *name) {
+  const int group = pe.group, threads = pe.threads;
   if (!b->needs_device) {
     ck_assert_msg(k->nparams == 0 && k->build_options[0] == '\0',
                   "%s: a host backend with %d kernel parameters, options '%s'", name, k->nparams,
@@ -293,6 +302,7 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
   }
   if (pinned) {
     wanted[n++] = "GROUP";
+    wanted[n++] = "RAMP";
     wanted[n++] = "THREADS";
   }
   ck_assert_msg(k->nparams == n, "%s, %s: %d kernel parameters, expected %d", name, mode,
@@ -304,6 +314,12 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       ck_assert_msg(p->value == 0 || p->value == 1 || strcmp(p->name, "PGROUPS") == 0,
                     "%s: PERSIST=%d", name, p->value);
       continue; /* any origin: test_persistent overrides them */
+    }
+    if (strcmp(p->name, "RAMP") == 0) {
+      ck_assert_int_eq(p->value, pe.ramp_off ? 0 : 1);
+      ck_assert_msg(p->origin == (pe.ramp_off ? CG_ORIGIN_OVERRIDE : CG_ORIGIN_DEFAULT),
+                    "%s: RAMP origin %s", name, cg_origin_name(p->origin));
+      continue;
     }
     ck_assert_msg(p->value >= 1, "%s, %s: %s = %d", name, mode, p->name, p->value);
     if (strcmp(p->name, "THREADS") == 0) {
@@ -407,7 +423,7 @@ static void expect_linear_record(const cg_record *r, const cg_job *job, const cg
                 "%s: a phase of an ok record is not measured", name);
   const cg_backend *b = cg_backend_find(r->backend);
   ck_assert_ptr_nonnull(b);
-  expect_kernel_config(&r->kernel, b, r->variant, r->mode, batches, 0, 0, name);
+  expect_kernel_config(&r->kernel, b, r->variant, r->mode, batches, (pinned_expect){0}, name);
   if (r->host_backend) return;
   ck_assert_str_eq(r->device, info->name);
   ck_assert_msg(isfinite(r->verify_error) && isfinite(r->verify_loss_error) &&
@@ -595,8 +611,8 @@ START_TEST(test_workload_group_override) {
     if (!b->needs_device) continue;
     ck_assert_str_eq(r->mode, "pinned");
     ck_assert_msg(r->status == CG_STATUS_OK, "%s: %s", r->backend, r->reason);
-    expect_kernel_config(&r->kernel, b, r->variant, r->mode, r->iters_per_run, 3, 0,
-                         r->backend);
+    expect_kernel_config(&r->kernel, b, r->variant, r->mode, r->iters_per_run,
+                         (pinned_expect){.group = 3}, r->backend);
     ++pinned;
   }
   ck_assert_int_eq(pinned, planned_records("pinned") - cg_test_variant_count("linear", false));
@@ -646,7 +662,7 @@ static void free_data(linear_data *d) {
 
 /* Train through the implementation: final w, b (poisoned before the download) and each epoch's
  * loss, with the kernel configuration and every run's result checked on the way. `group` is the
- * GROUP override in env, or 0; where it is given, env overrides THREADS too (OVERRIDE_THREADS). */
+ * GROUP override in env, or 0; where it is given, env holds OVERRIDES_AGAIN. */
 static void train(const cg_impl *impl, const cg_backend_env *env, const char *variant,
                   const char *mode, int group, float lr, const linear_data *d, float *w, float *b,
                   double *losses, bool profiling, const char *name) {
@@ -659,8 +675,8 @@ static void train(const cg_impl *impl, const cg_backend_env *env, const char *va
   cg_rc rc = impl->prepare(env, variant, mode, &setup, &state, &prepared, &err);
   ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, mode, rc, err.msg);
   ck_assert_ptr_nonnull(prepared.compile_kind);
-  expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, group,
-                       group ? OVERRIDE_THREADS : 0, name);
+  const pinned_expect pe = {group, group > 0, group ? OVERRIDE_THREADS : 0};
+  expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, pe, name);
   const cg_linear_tensors data = {.x = d->x, .labels = d->labels, .w = d->w0, .b = d->b0};
   ck_assert_msg(impl->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
   for (int e = 0; e < d->epochs; ++e) {
@@ -747,7 +763,7 @@ START_TEST(test_transfers_agree) {
   combo_name(&c, &list, name, sizeof name);
   cg_kernel_overrides overrides = {0};
   char text[32];
-  snprintf(text, sizeof text, "GROUP=%d,THREADS=%d", (int)OVERRIDE_GROUP, (int)OVERRIDE_THREADS);
+  snprintf(text, sizeof text, "%s", OVERRIDES_AGAIN);
   ck_assert_msg(cg_kernel_overrides_parse(&overrides, text, &err) == CG_OK, "%s", err.msg);
   const cg_backend_env env = {.device = dev};
   const cg_backend_env env_group = {.device = dev, .overrides = &overrides};
@@ -798,8 +814,7 @@ START_TEST(test_transfers_agree) {
       if (again && !cg_impl_has_mode(impl, "pinned")) break;
       char what[64];
       if (again)
-        snprintf(what, sizeof what, "%s, GROUP=%d, THREADS=%d", mode, (int)OVERRIDE_GROUP,
-                 (int)OVERRIDE_THREADS);
+        snprintf(what, sizeof what, "%s, %s", mode, OVERRIDES_AGAIN);
       else
         snprintf(what, sizeof what, "%s", mode);
       train(impl, again ? &env_group : &env, c.variant, mode, again ? OVERRIDE_GROUP : 0, lr, &d,
@@ -1035,13 +1050,15 @@ START_TEST(test_group_override_limits) {
   ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
                     CG_OK,
                 "%s: %s", name, err.msg);
-  expect_kernel_config(&prepared.config, c.backend, c.variant, "pinned", 7, 100, 0, name);
+  expect_kernel_config(&prepared.config, c.backend, c.variant, "pinned", 7,
+                       (pinned_expect){.group = 100}, name);
   impl->release(state);
   /* the other modes have no groups: the override leaves them alone */
   ck_assert_msg(impl->prepare(&env, c.variant, "resident", &setup, &state, &prepared, &err) ==
                     CG_OK,
                 "%s: %s", name, err.msg);
-  expect_kernel_config(&prepared.config, c.backend, c.variant, "resident", 7, 0, 0, name);
+  expect_kernel_config(&prepared.config, c.backend, c.variant, "resident", 7, (pinned_expect){0},
+                       name);
   impl->release(state);
   c.backend->close(dev);
   cg_device_list_free(&list);
@@ -1160,15 +1177,15 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
-      /* pinned's GROUP and THREADS; and the cl backend's epoch variant's work-group, then the
+      /* pinned's GROUP, RAMP and THREADS; and the cl backend's epoch variant's work-group, then the
        * persistent path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
       const bool cl = strcmp(b->name, "cl") == 0;
       const char *const *kp = impl->kernel_params;
       int nkp = 0;
       while (kp && kp[nkp]) ++nkp;
-      ck_assert_msg(kp && nkp == (cl ? 9 : 2) && strcmp(kp[0], "GROUP") == 0 &&
-                        strcmp(kp[1], "THREADS") == 0 &&
-                        (!cl || strcmp(kp[2], "WG_EPOCH") == 0),
+      ck_assert_msg(kp && nkp == (cl ? 10 : 3) && strcmp(kp[0], "GROUP") == 0 &&
+                        strcmp(kp[1], "RAMP") == 0 && strcmp(kp[2], "THREADS") == 0 &&
+                        (!cl || strcmp(kp[3], "WG_EPOCH") == 0),
                     "%s: kernel parameters", b->name);
     } else {
       ck_assert_msg(nmodes(impl) == 1 && strcmp(impl->modes[0], m->host_mode) == 0,

@@ -13,10 +13,10 @@
 #include "clgauge/program.h"
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
-const char *const cg_cl_linear_kernel_params[] = {"GROUP", "THREADS", NULL};
+const char *const cg_cl_linear_kernel_params[] = {"GROUP", "RAMP", "THREADS", NULL};
 const char *const cg_cl_linear_epoch_kernel_params[] = {
-    "GROUP", "THREADS", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH",
-    "SYNC",  NULL};
+    "GROUP", "RAMP", "THREADS", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST",
+    "PREFETCH", "SYNC", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -107,8 +107,53 @@ void cg_cl_linear_release(void *state) {
   if (l->program) clReleaseProgram(l->program);
   if (l->upload_q) clReleaseCommandQueue(l->upload_q);
   cg_workers_free(l->gather_pool);
+  free(l->group_k0);
   free(l->host_batch);
   free(l);
+}
+
+/* pinned: the epoch's groups, l->group_k0[g] the first batch of group g (l->groups of them, and
+ * the epoch's end after the last). The pipeline fills with the first group's gather and upload
+ * and drains with the last group's compute, neither overlapped with anything: with RAMP the
+ * groups grow from GROUP/8 batches to GROUP at the epoch's start and shrink the same way at its
+ * end, so that fill and drain are a few batches long, not GROUP. */
+static cg_rc plan_groups(cg_linear_device *l, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int most = l->group, n = l->batches;
+  int first = l->ramp ? most / 8 : most;
+  if (first < 1) first = 1;
+  /* at most n groups: front ones from the start, back ones from the end, meeting in between */
+  int *front = malloc((size_t)n * sizeof *front), *back = malloc((size_t)n * sizeof *back);
+  CG_CHECK(front && back, CG_ERROR, "out of memory for the plan of %d batches", n);
+  int nf = 0, nbk = 0, left = n, size = first;
+  while (left > 0) {
+    int take = size < left ? size : left;
+    front[nf++] = take;
+    left -= take;
+    if (left == 0) break;
+    take = size < left ? size : left;
+    back[nbk++] = take;
+    left -= take;
+    size = 2 * size < most ? 2 * size : most;
+  }
+  l->groups = nf + nbk;
+  free(l->group_k0);
+  l->group_k0 = malloc(((size_t)l->groups + 1) * sizeof *l->group_k0);
+  CG_CHECK(l->group_k0, CG_ERROR, "out of memory for the plan of %d batches", n);
+  int k = 0, g = 0;
+  for (int i = 0; i < nf; ++i) {
+    l->group_k0[g++] = k;
+    k += front[i];
+  }
+  for (int i = nbk - 1; i >= 0; --i) {
+    l->group_k0[g++] = k;
+    k += back[i];
+  }
+  l->group_k0[g] = n;
+cleanup:
+  free(front);
+  free(back);
+  return rc;
 }
 
 /* pinned: batches per upload. By default no more than the epoch has, nor than one allocation
@@ -128,6 +173,11 @@ static cg_rc choose_group(cg_linear_device *l, const cg_backend_env *env, size_t
   }
   l->group = group;
   l->group_origin = origin;
+  CG_TRY(cg_kernel_override_in(env->overrides, "RAMP", 1, 0, 1,
+                               "0 (every group GROUP batches) or 1 (groups from GROUP/8 up, and "
+                               "down again at the epoch's end)",
+                               &l->ramp, &l->ramp_origin, err));
+  CG_TRY(plan_groups(l, err));
 cleanup:
   return rc;
 }
@@ -161,6 +211,7 @@ static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kern
     cg_kernel_config_set(c, "WG_EPOCH", (int)l->epoch_local, l->epoch_origin);
   if (l->transfer == CG_TRANSFER_PINNED) {
     cg_kernel_config_set(c, "GROUP", l->group, l->group_origin);
+    cg_kernel_config_set(c, "RAMP", l->ramp, l->ramp_origin);
     cg_kernel_config_set(c, "THREADS", cg_workers_parts(l->gather_pool), l->threads_origin);
   }
 }
@@ -392,8 +443,8 @@ typedef struct pinned_group {
 } pinned_group;
 
 static pinned_group pinned_group_of(const cg_linear_device *l, int g) {
-  pinned_group pg = {g * l->group, 0, 0, g & 1};
-  while (pg.nb < l->group && pg.k0 + pg.nb < l->batches)
+  pinned_group pg = {l->group_k0[g], 0, 0, g & 1};
+  while (pg.k0 + pg.nb < l->group_k0[g + 1])
     pg.rows += batch_rows(l->setup.shape, pg.k0 + pg.nb++);
   return pg;
 }
@@ -471,7 +522,7 @@ cleanup:
  * while group g computes. */
 static cg_rc enqueue_pinned(cg_linear_device *l, int from, cg_error *err) {
   cg_rc rc = CG_OK;
-  const int groups = (l->batches + l->group - 1) / l->group;
+  const int groups = l->groups;
   for (int g = from; g < groups; ++g) {
     CG_TRY(upload_pinned_group(l, g, l->host_order, err));
     if (g > from) CG_TRY(compute_pinned_group(l, g - 1, err));

@@ -72,8 +72,12 @@ struct cg_linear_device {
   cg_linear_setup setup;
   cg_transfer transfer;     /* pageable, pinned or resident */
   int rows;                 /* most rows in a batch: min(batch, samples) */
-  int group;                /* pinned: batches per upload */
+  int group;                /* pinned: batches per upload, at most */
   cg_origin group_origin;
+  int ramp;                 /* pinned: groups smaller at the epoch's ends (RAMP) */
+  cg_origin ramp_origin;
+  int groups;               /* pinned: groups per epoch */
+  int *group_k0;            /* pinned: first batch of each group, then the epoch's end */
   cg_workers *gather_pool;  /* pinned: the host threads that gather each group's rows */
   cg_origin threads_origin;
   const cg_device_info *info;
@@ -169,9 +173,9 @@ void cg_cl_linear_release(void *state);
 /* The modes they run, and the kernel parameters --kernel-param may set. */
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
-/* The parameters of the cl backend's variants: the pinned GROUP and THREADS, linear_epoch's work-group
- * size (WG_EPOCH), and the persistent path of the fused variant (PERSIST, PGROUPS, SPIN,
- * WG_PERSIST, PREFETCH, SYNC: src/backends/cl/linear_persistent.c). */
+/* The parameters of the cl backend's variants: the pinned GROUP, RAMP and THREADS,
+ * linear_epoch's work-group size (WG_EPOCH), and the persistent path of the fused variant
+ * (PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH, SYNC: src/backends/cl/linear_persistent.c). */
 extern const char *const cg_cl_linear_epoch_kernel_params[];
 
 #endif
