@@ -127,9 +127,10 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  *    (g2 = h1^T dz2, after launch A has read w2 for dz1), then sums the partials into h1 and
  *    writes the block's share of h1 w2; launch B sums those into h2 and runs the N x O part
  *    (h2, y, loss, dy, g3, dz2, w3); dz1 is left to launch A, each work-group computing its own
- *    columns from h1, dz2 and w2 (DZ1A == 1), which costs DOUT / (2 BI) of A's arithmetic. So the
- *    one work-group of B never touches an N x H or H x O array: on a GPU a single work-group
- *    streaming those takes hundreds of microseconds at H = 5000.
+ *    columns from h1, dz2 and w2 (DZ1A == 1), which costs DOUT / (2 BI) of A's arithmetic, or
+ *    to a launch D of its own between B and A (DZ1A == 0). So the one work-group of B never
+ *    touches an N x H or H x O array: on a GPU a single work-group streaming those takes
+ *    hundreds of microseconds at H = 5000.
  * With two launches DZ1A may be set too (B then keeps the w2 of dz1 in w2p for launch A).
  * A batch of k iterations is A(forward only), then k times [R,] B, A(backward [+ forward of the
  * next iteration]); the last A only finishes the backward part, and with three launches a last
@@ -431,6 +432,21 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
 }
 #endif
 
+#if THREE && !DZ1A
+/* Launch D (three launches, DZ1A == 0): dz1 = (dz2 w2^T) * (h1 > 0), an element per work-item,
+ * between B (dz2) and A, with w2 before its update (launch R of the next iteration). */
+__kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
+                            __global const float *w2, __global float *dz1) {
+  const int q = get_global_id(0);
+  if (q >= NB * HID) return;
+  const int n = q / HID, j = q % HID;
+  float d = 0.0f;
+  if (h1[q] > 0.0f)
+    for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[j * DOUT + o];
+  dz1[q] = d;
+}
+#endif
+
 /* Launch B: one work-group of WGB work-items. Every sum runs in a fixed order. `sums` is A's
  * partials (THREE == 0) or R's part2 (THREE == 1). */
 __kernel __attribute__((reqd_work_group_size(WGB, 1, 1))) void
@@ -533,7 +549,7 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
   /* launch A computes dz1 from w2 as it is now: keep it */
   for (int q = l; q < HID * DOUT; q += WGB) w2p[q] = w2[q];
 #endif
-#if !DZ1A
+#if !DZ1A && !THREE
   /* dz1 = (dz2 w2^T) * (h1 > 0), with w2 before its update */
   for (int q = l; q < NB * HID; q += WGB) {
     const int n = q / HID, j = q % HID;

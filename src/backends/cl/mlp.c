@@ -42,7 +42,7 @@ typedef struct cl_mlp {
   size_t ts;
   cg_mlp_products prod; /* the products strategy */
   /* fused */
-  cl_kernel wide, reduce, small;
+  cl_kernel wide, reduce, small, dz1k;
   fused_config cfg;
   cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2;
   cg_cl_mlp_persistent *persist; /* fused: a run in one launch, where it runs (NULL: launches) */
@@ -55,7 +55,7 @@ static void cl_mlp_release(void *state) {
   cg_mlp_step_release(&m->step);
   cg_mlp_products_release(&m->prod);
   cg_cl_mlp_persistent_release(m->persist);
-  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small};
+  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small, m->dz1k};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
   cl_mem *bufs[] = {&m->h1, &m->h2, &m->dy, &m->dz2, &m->dz1, &m->w2p, &m->part, &m->part2};
@@ -325,6 +325,10 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
       m->reduce = clCreateKernel(m->program, "mlp_fused_reduce", &code);
       CG_CL_CHECK(clCreateKernel, code);
     }
+    if (c->three && !c->dz1a) {
+      m->dz1k = clCreateKernel(m->program, "mlp_fused_dz1", &code);
+      CG_CL_CHECK(clCreateKernel, code);
+    }
     const cl_kernel kernels[3] = {m->wide, m->small, m->reduce};
     const size_t wanted[3] = {(size_t)(c->tx * c->ty), (size_t)c->wgb, (size_t)c->wr};
     size_t wg[3] = {limit, limit, limit}, allowed = limit;
@@ -358,8 +362,9 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     clReleaseKernel(m->wide);
     clReleaseKernel(m->small);
     if (m->reduce) clReleaseKernel(m->reduce);
+    if (m->dz1k) clReleaseKernel(m->dz1k);
     clReleaseProgram(m->program);
-    m->wide = m->small = m->reduce = NULL;
+    m->wide = m->small = m->reduce = m->dz1k = NULL;
     m->program = NULL;
   }
   /* work-group sizes that a rebuild within the kernels' limits made smaller */
@@ -409,6 +414,16 @@ cleanup:
   return rc;
 }
 
+/* Launch D: dz1, an element per work-item, the work-group the driver's choice. */
+static cg_rc fused_dz1(cl_mlp *m, cl_event *ev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_shape s = m->md.setup.shape;
+  const size_t global = (size_t)s.batch * (size_t)s.hidden;
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->dz1k, 1, NULL, &global, NULL, 0, NULL, ev));
+cleanup:
+  return rc;
+}
+
 static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_mlp_device *d = &m->md;
@@ -433,6 +448,11 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
     CG_CL(clSetKernelArg, (m->small, i, sizeof(cl_mem), &small_bufs[i]));
   CG_CL(clSetKernelArg, (m->small, 12, sizeof lr, &lr));
   CG_CL(clSetKernelArg, (m->small, 14, sizeof update_w3, &update_w3));
+  if (m->dz1k) {
+    const cl_mem dz1_bufs[] = {m->h1, m->dz2, d->w2, m->dz1};
+    for (cl_uint i = 0; i < 4; ++i)
+      CG_CL(clSetKernelArg, (m->dz1k, i, sizeof(cl_mem), &dz1_bufs[i]));
+  }
 cleanup:
   return rc;
 }
@@ -461,6 +481,8 @@ static cg_rc fused_enqueue(cl_mlp *m, int iters, cg_error *err) {
                                                  : "B: h1 .. dz2, w3, dz1, g2, w2 (one work-group)",
                                            NULL),
                        err));
+    if (m->dz1k)
+      CG_TRY(fused_dz1(m, cg_mlp_kernel_event(sm, "D: dz1 = (dz2 w2^T) * (h1 > 0)", NULL), err));
     CG_TRY(fused_wide(m, 1, i < iters - 1,
                       cg_mlp_kernel_event(sm, "A: dz1, g1, w1 update, next partial x w1",
                                           three ? NULL : last),
@@ -634,10 +656,11 @@ static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
   cl_mlp *m = state;
   /* the step: 8 products and 7 elementwise kernels, 8 with update_w3, and in the products
    * strategy the split products' sums and w2's transpose (the loss's own sum runs once per run,
-   * where it has partials); the fused kernels: B and A, with R before them when three, plus one
-   * per run (two with three launches), the closing launches */
+   * where it has partials); the fused kernels: B and A, with R before them when three (and D
+   * between them without DZ1A), plus one per run (two with three launches), the closing
+   * launches */
   int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15) + m->prod.launches
-                 : m->cfg.three ? 3
+                 : m->cfg.three ? (m->dz1k ? 4 : 3)
                                 : 2;
   if (cg_cl_mlp_persistent_on(m->persist)) {
     /* one launch per run (no whole number per iteration), or a failed one redone */
