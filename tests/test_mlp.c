@@ -1406,7 +1406,7 @@ START_TEST(test_workload_kernel_config) {
   expect_fused_names(&r->kernel, (const char *const[]){"THREE", "DZ1A", NULL}, "record");
   ck_assert_msg(strstr(r->kernel.build_options, "-DTHREE=1 -DDZ1A=0"), "build options '%s'",
                 r->kernel.build_options);
-  ck_assert_int_eq(r->launches_per_iter, 3);
+  ck_assert_int_eq(r->launches_per_iter, 4); /* R, B, D (dz1) and A */
   cg_report_free(&report);
 
   parse_overrides(&ov, "TX=1000");
