@@ -243,15 +243,15 @@ END_TEST
 /* ---- kernel configuration ---- */
 
 /* One more pinned run in test_transfers_agree with GROUP overridden to 3, groups that do not
- * divide the epoch, all of 3 batches (RAMP=0), and the host's gather on 3 threads, which split no
- * group evenly. */
+ * divide the epoch, growing from one batch to 3 and shrinking again (RAMP=1), and the host's
+ * gather on 3 threads, which split no group evenly. */
 enum { OVERRIDE_GROUP = 3, OVERRIDE_THREADS = 3 };
-#define OVERRIDES_AGAIN "GROUP=3,RAMP=0,THREADS=3"
+#define OVERRIDES_AGAIN "GROUP=3,RAMP=1,THREADS=3"
 
 /* The pinned parameters a kernel configuration must show: each overridden to its value, or 0
  * for the default. */
 typedef struct pinned_expect {
-  int group, ramp_off, threads;
+  int group, ramp, threads;
 } pinned_expect;
 
 static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *name) {
@@ -316,8 +316,8 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       continue; /* any origin: test_persistent overrides them */
     }
     if (strcmp(p->name, "RAMP") == 0) {
-      ck_assert_int_eq(p->value, pe.ramp_off ? 0 : 1);
-      ck_assert_msg(p->origin == (pe.ramp_off ? CG_ORIGIN_OVERRIDE : CG_ORIGIN_DEFAULT),
+      ck_assert_int_eq(p->value, pe.ramp);
+      ck_assert_msg(p->origin == (pe.ramp ? CG_ORIGIN_OVERRIDE : CG_ORIGIN_DEFAULT),
                     "%s: RAMP origin %s", name, cg_origin_name(p->origin));
       continue;
     }

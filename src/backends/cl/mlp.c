@@ -136,9 +136,6 @@ cleanup:
 
 static int ceil_div(int a, int b) { return (a + b - 1) / b; }
 
-/* Row groups of launch A from which dz1 gets a launch of its own (see fused_configure). */
-enum { CG_MLP_DZ1_GROUPS = 8 };
-
 /* The widest vector of at most `most` floats (4, 2 or 1) that divides a register block of n. */
 static int vector_width(int n, int most) {
   int v = most;
@@ -256,12 +253,11 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->three = (double)c->rgroups * N * H > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
-  /* With three launches dz1 is computed in A, each row group again for its columns, or once in
-   * a launch D of its own, which costs a launch: D where there are many row groups (the big
-   * preset's 40: launch A took 352 us without dz1 against 447 with it on the H200,
-   * bench/RESULTS.md, 2026-12-04 night). */
-  c->dz1a = cg_kernel_override(ov, "DZ1A", c->three && c->rgroups < CG_MLP_DZ1_GROUPS,
-                               &c->origin.dz1a) != 0;
+  /* With three launches dz1 is computed in A (the default), each row group again for its
+   * columns, or once in a launch D of its own (DZ1A=0), which costs a launch. On the H200 at the
+   * big preset (40 row groups) launch A took 352 us without dz1 against 447 with it
+   * (bench/RESULTS.md, 2026-12-04 night); the whole iteration with D is not measured yet. */
+  c->dz1a = cg_kernel_override(ov, "DZ1A", c->three, &c->origin.dz1a) != 0;
   /* launch R: all NB rows of RC columns per work-group, RC small enough for a work-group per
    * compute unit */
   c->wr = lim;

@@ -114,9 +114,10 @@ void cg_cl_linear_release(void *state) {
 
 /* pinned: the epoch's groups, l->group_k0[g] the first batch of group g (l->groups of them, and
  * the epoch's end after the last). The pipeline fills with the first group's gather and upload
- * and drains with the last group's compute, neither overlapped with anything: with RAMP the
+ * and drains with the last group's compute, neither overlapped with anything: with RAMP=1 the
  * groups grow from GROUP/8 batches to GROUP at the epoch's start and shrink the same way at its
- * end, so that fill and drain are a few batches long, not GROUP. */
+ * end, so that fill and drain are a few batches long, not GROUP. Off by default: on the H200
+ * its effect was within the host's noise from run to run (bench/RESULTS.md, 2026-12-04 night). */
 static cg_rc plan_groups(cg_linear_device *l, cg_error *err) {
   cg_rc rc = CG_OK;
   const int most = l->group, n = l->batches;
@@ -173,7 +174,7 @@ static cg_rc choose_group(cg_linear_device *l, const cg_backend_env *env, size_t
   }
   l->group = group;
   l->group_origin = origin;
-  CG_TRY(cg_kernel_override_in(env->overrides, "RAMP", 1, 0, 1,
+  CG_TRY(cg_kernel_override_in(env->overrides, "RAMP", 0, 0, 1,
                                "0 (every group GROUP batches) or 1 (groups from GROUP/8 up, and "
                                "down again at the epoch's end)",
                                &l->ramp, &l->ramp_origin, err));
