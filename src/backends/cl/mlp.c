@@ -46,6 +46,12 @@ typedef struct cl_mlp {
   fused_config cfg;
   cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2;
   cg_cl_mlp_persistent *persist; /* fused: a run in one launch, where it runs (NULL: launches) */
+  /* fused with the persistent path on: the fused kernels, its fallback, are built only when a
+   * persistent launch fails (ensure_fused), with what prepare had: its device, kernel directory
+   * and binary cache (the engine's, alive until the release), and a copy of its overrides */
+  bool fused_pending;
+  cg_backend_env fused_env;
+  cg_kernel_overrides fused_overrides;
 } cl_mlp;
 
 static void cl_mlp_release(void *state) {
@@ -296,9 +302,10 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
 /* Configure, build, and check the built kernels against what the configuration assumed; when
  * they allow fewer work-items (rusticl on llvmpipe: 32), or need more local memory than the
  * arrays they declare (CL_KERNEL_LOCAL_MEM_SIZE counts what the driver adds), configure again
- * within that and rebuild. */
+ * within that and rebuild. With build false, only the configuration within the device's limits
+ * and its build options, for the record of a run whose fused kernels are not built yet. */
 static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config *config,
-                         cg_build_tally *tally, cg_error *err) {
+                         cg_build_tally *tally, bool build, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
@@ -320,6 +327,7 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
              c->vw, c->vw2, c->pf, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc,
              c->rcb, c->wgb);
+    if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
     CG_CL_CHECK(clCreateKernel, code);
@@ -457,6 +465,64 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
     for (cl_uint i = 0; i < 4; ++i)
       CG_CL(clSetKernelArg, (m->dz1k, i, sizeof(cl_mem), &dz1_bufs[i]));
   }
+cleanup:
+  return rc;
+}
+
+/* The fused kernels' own buffers, sized by the configuration (any earlier ones released):
+ * allocated at prepare from the configuration planned within the device's limits, and again
+ * only where the build settled on a different one. They are allocated before the persistent
+ * path's discovery launch: allocated after it, Oclgrind 21.10 took the partial products that
+ * launch A writes into them for uninitialised in launch B (the results verified on PoCL). */
+static bool fused_sizes_differ(const fused_config *a, const fused_config *b) {
+  return a->rgroups != b->rgroups || a->three != b->three || a->dz1a != b->dz1a ||
+         a->rcb != b->rcb;
+}
+
+static cg_rc fused_buffers(cl_mlp *m, const cg_device *dev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_shape s = m->md.setup.shape;
+  const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
+  const fused_config *c = &m->cfg;
+  cl_mem *bufs[] = {&m->dz2, &m->part, &m->w2p, &m->dz1, &m->part2};
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
+  CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->dz2, err));
+  CG_TRY(cg_mlp_buffer(dev, "partial x w1 (row groups x batch x hidden)",
+                       (size_t)c->rgroups * N * H, &m->part, err));
+  if (c->dz1a && !c->three)
+    CG_TRY(cg_mlp_buffer(dev, "w2 of dz1 (hidden x dout)", H * O, &m->w2p, err));
+  if (!c->dz1a) CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &m->dz1, err));
+  if (c->three)
+    CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
+                         (size_t)c->rcb * N * O, &m->part2, err));
+cleanup:
+  return rc;
+}
+
+/* Build the fused kernels (the configuration checked against them), their buffers again where
+ * the configuration changed, and their arguments. */
+static cg_rc fused_build(const cg_backend_env *env, cl_mlp *m, cg_kernel_config *config,
+                         cg_build_tally *tally, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const fused_config planned = m->cfg;
+  CG_TRY(build_fused(env, m, config, tally, true, err));
+  if (fused_sizes_differ(&planned, &m->cfg))
+    CG_TRY(fused_buffers(m, cg_cl_env_device(env), err));
+  CG_TRY(fused_set_args(m, err));
+cleanup:
+  return rc;
+}
+
+/* The fused kernels built where prepare left them for later (see fused_pending): when a
+ * persistent launch failed, before the launches that redo its work. The build's time falls in
+ * that run's. */
+static cg_rc ensure_fused(cl_mlp *m, cg_error *err) {
+  cg_rc rc = CG_OK;
+  if (!m->fused_pending) return CG_OK;
+  cg_kernel_config config = {0};
+  cg_build_tally tally = {0};
+  CG_TRY(fused_build(&m->fused_env, m, &config, &tally, err));
+  m->fused_pending = false;
 cleanup:
   return rc;
 }
@@ -604,12 +670,12 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
                                     &m->prod, &out->config, &tally, err));
     }
   } else {
-    CG_TRY(build_fused(env, m, &out->config, &tally, err));
+    /* configured only: built below unless the persistent path runs */
+    CG_TRY(build_fused(env, m, &out->config, &tally, false, err));
   }
   if (v == VARIANT_FUSED)
     cg_kernel_config_set(&out->config, "STRATEGY", strategy, strategy_origin);
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
-  out->compile_kind = cg_build_tally_kind(&tally);
 
   if (strategy == STRATEGY_PRODUCTS) {
     m->step.product =
@@ -617,20 +683,28 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   } else if (m->stepped) {
     m->step.product = (cg_mlp_product){.gemm = gemm, .ctx = m, .clblast = false};
   } else {
-    const fused_config *c = &m->cfg;
-    CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->dz2, err));
-    CG_TRY(cg_mlp_buffer(dev, "partial x w1 (row groups x batch x hidden)",
-                         (size_t)c->rgroups * N * H, &m->part, err));
-    if (c->dz1a && !c->three)
-      CG_TRY(cg_mlp_buffer(dev, "w2 of dz1 (hidden x dout)", H * O, &m->w2p, err));
-    if (!c->dz1a) CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &m->dz1, err));
-    if (c->three)
-      CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
-                           (size_t)c->rcb * N * O, &m->part2, err));
-    CG_TRY(fused_set_args(m, err));
-    CG_TRY(cg_cl_mlp_persistent_setup(env, &m->md, &out->config, &out->compile_ms, &m->persist,
-                                      err));
+    CG_TRY(fused_buffers(m, dev, err));
+    CG_TRY(cg_cl_mlp_persistent_setup(env, &m->md, &out->config, &out->compile_ms, &tally,
+                                      &m->persist, err));
+    if (cg_cl_mlp_persistent_on(m->persist)) {
+      /* the fallback built only if a persistent launch fails (a cold first run would otherwise
+       * compile both programs); the record keeps the configuration it would build */
+      m->fused_pending = true;
+      m->fused_env = *env;
+      m->fused_env.warning = NULL;
+      m->fused_env.warning_size = 0;
+      if (env->overrides) {
+        m->fused_overrides = *env->overrides;
+        m->fused_env.overrides = &m->fused_overrides;
+      }
+    } else {
+      /* the configuration again, now checked against the built kernels */
+      const uint64_t t1 = cg_now_ns();
+      CG_TRY(fused_build(env, m, &out->config, &tally, err));
+      out->compile_ms += cg_ns_to_ms(cg_now_ns() - t1);
+    }
   }
+  out->compile_kind = cg_build_tally_kind(&tally);
   *state = m;
   m = NULL;
 cleanup:
@@ -652,8 +726,9 @@ static cg_rc cl_mlp_enqueue(void *state, const cg_run *run, cg_error *err) {
   cl_mlp *m = state;
   if (cg_cl_mlp_persistent_on(m->persist))
     return cg_cl_mlp_persistent_enqueue(m->persist, &m->md, run->iters, err);
-  return m->stepped ? cg_mlp_step_enqueue(&m->step, &m->md, run->iters, err)
-                    : fused_enqueue(m, run->iters, err);
+  if (m->stepped) return cg_mlp_step_enqueue(&m->step, &m->md, run->iters, err);
+  const cg_rc rc = ensure_fused(m, err);
+  return rc == CG_OK ? fused_enqueue(m, run->iters, err) : rc;
 }
 
 static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
@@ -664,13 +739,14 @@ static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
    * between them without DZ1A), plus one per run (two with three launches), the closing
    * launches */
   int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15) + m->prod.launches
-                 : m->cfg.three ? (m->dz1k ? 4 : 3)
+                 : m->cfg.three ? (m->cfg.dz1a ? 3 : 4)
                                 : 2;
   if (cg_cl_mlp_persistent_on(m->persist)) {
     /* one launch per run (no whole number per iteration), or a failed one redone */
     bool redo = false;
     int iters = 0;
     cg_rc rc = cg_cl_mlp_persistent_check(m->persist, &m->md, &redo, &iters, err);
+    if (rc == CG_OK && redo) rc = ensure_fused(m, err);
     if (rc == CG_OK && redo) rc = fused_enqueue(m, iters, err);
     if (rc != CG_OK) return rc;
     if (!redo) launches = -1;

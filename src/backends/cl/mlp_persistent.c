@@ -88,6 +88,7 @@ static void tiling_options(cg_mlp_shape s, const persist_tiling *t, char *out, s
 
 cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device *md,
                                  cg_kernel_config *config, double *compile_ms,
+                                 cg_build_tally *tally,
                                  cg_cl_mlp_persistent **out, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
@@ -134,8 +135,7 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
     if (bytes > info->local_mem) break; /* refused below, before any build */
     char options[400];
     tiling_options(s, &t, options, sizeof options);
-    cg_build_tally tally = {0};
-    CG_TRY(cg_backend_build(env, "mlp_persistent.cl", options, &p->program, &tally, err));
+    CG_TRY(cg_backend_build(env, "mlp_persistent.cl", options, &p->program, tally, err));
     p->kernel = clCreateKernel(p->program, "mlp_persistent", &code);
     CG_CL_CHECK(clCreateKernel, code);
     size_t items = 0;

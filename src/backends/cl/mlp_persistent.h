@@ -11,9 +11,10 @@
 typedef struct cg_cl_mlp_persistent cg_cl_mlp_persistent;
 
 /* Decide for the instance; *out is NULL when the launches run (config->path says why), else the
- * persistent path's state. The build's time goes to *compile_ms. */
+ * persistent path's state. The build's time goes to *compile_ms, its builds to *tally. */
 cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device *md,
                                  cg_kernel_config *config, double *compile_ms,
+                                 cg_build_tally *tally,
                                  cg_cl_mlp_persistent **out, cg_error *err);
 /* Whether the next run goes through the persistent launch (false after one failed). */
 bool cg_cl_mlp_persistent_on(const cg_cl_mlp_persistent *p);
