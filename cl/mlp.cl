@@ -204,14 +204,15 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #define LPA (LPA_G1 > LPA_FW ? LPA_G1 : LPA_FW)
 /* g1's chunk at batch row n0: x[n0+k][i0+i] in As[k][i], dz1[n0+k][j0+j] in Bs[k][j] (with
  * DZ1A, dz1 from h1, dz2 and w2p) */
-#if DZ1A
+/* dz1[n][col] = (dz2 w2^T)[n][col] * (h1[n][col] > 0): in launch A (DZ1A), B or D */
 inline float mlp_dz1(__global const float *h1, __global const float *dz2,
-                     __global const float *w2p, const int n, const int col) {
+                     __global const float *w2, const int n, const int col) {
   float d = 0.0f;
   if (h1[n * HID + col] > 0.0f)
-    for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2p[col * DOUT + o];
+    for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[col * DOUT + o];
   return d;
 }
+#if DZ1A
 #define DZ1_AT(n, col) mlp_dz1(h1, dz2, w2p, n, col)
 #else
 #define DZ1_AT(n, col) dz1[(n) * HID + (col)]
@@ -438,12 +439,7 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
 __kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
                             __global const float *w2, __global float *dz1) {
   const int q = get_global_id(0);
-  if (q >= NB * HID) return;
-  const int n = q / HID, j = q % HID;
-  float d = 0.0f;
-  if (h1[q] > 0.0f)
-    for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[j * DOUT + o];
-  dz1[q] = d;
+  if (q < NB * HID) dz1[q] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
 }
 #endif
 
@@ -551,13 +547,7 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
 #endif
 #if !DZ1A && !THREE
   /* dz1 = (dz2 w2^T) * (h1 > 0), with w2 before its update */
-  for (int q = l; q < NB * HID; q += WGB) {
-    const int n = q / HID, j = q % HID;
-    float d = 0.0f;
-    if (h1[q] > 0.0f)
-      for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[j * DOUT + o];
-    dz1[q] = d;
-  }
+  for (int q = l; q < NB * HID; q += WGB) dz1[q] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
 #endif
   barrier(CLK_GLOBAL_MEM_FENCE);
 #if !THREE
