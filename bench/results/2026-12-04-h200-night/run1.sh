@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # First call of the night: the linear Check case that crashed (signal 11) on PoCL 5.0 on the
 # H200's host, unforked, each case named before it runs, with a backtrace printed on the signal
-# (BUNDLE/segv.so, preloaded, where the bundle has one); the same with PoCL on 2 threads; then
-# the mlp and linear suites after the tests' fixes.
+# (BUNDLE/segv.so, preloaded, where the bundle has one: built from backtrace.c beside this
+# script); the same with PoCL on 2 threads; then the mlp and linear suites after the tests'
+# fixes.
 #   bash bench/results/2026-12-04-h200-night/run1.sh BUNDLE OUT
 set -uo pipefail
 bundle=$1

@@ -2,9 +2,11 @@
 # Fourth call of the night: the crash of test_group_override_limits on the H200 in call 3
 # (unforked, a backtrace on the signal); the Check suites of linear and of the fused mlp's
 # configurations on both drivers; linear's prefetch with constant loop bounds on PoCL 5.0 and on
-# the H200 (resident, pinned); the big preset with dz1 in a launch of its own (DZ1A=0, now the
-# default there) against A computing it, with A's vector width and prefetch, and two shapes with
-# fewer row groups.
+# the H200 (resident, pinned); the big preset with dz1 in a launch of its own (DZ1A=0) against A
+# computing it, with A's vector width and prefetch, and two shapes with
+# fewer row groups; the first run from process start (the fused fallback now built only when a
+# persistent launch fails). Not run: the call found no GPU machine lent; for the next session
+# (stage the bundle again first; DZ1A's default is 1 again).
 #   bash bench/results/2026-12-04-h200-night/run4.sh BUNDLE OUT
 set -uo pipefail
 bundle=$1
@@ -34,7 +36,7 @@ done
 
 big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 step big-default 120 "${b[@]}" "${big[@]}" --json "$o/big-default.json"
-for kp in DZ1A=1 VW=2 PF=1 VW=2,PF=1; do
+for kp in DZ1A=0 DZ1A=0,VW=2 DZ1A=0,PF=1 DZ1A=0,VW=2,PF=1; do
   n=$(echo "$kp" | tr ',=' '-_')
   step big-$n 120 "${b[@]}" "${big[@]}" --kernel-param "$kp" --json "$o/big-$n.json"
 done
@@ -50,3 +52,4 @@ for sh in "64 2048 2048 8" "32 4096 512 8"; do
       --json "$o/mlp-$n-dz1a$d.json"
   done
 done
+step coldstart 300 "${b[@]}" coldstart --device nvidia --workload matmul,mlp
