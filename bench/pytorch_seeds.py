@@ -128,7 +128,7 @@ class Record:
                            "loss_rel_error": num(self.loss_error), "weights_rel_error": None},
                 "host": {"cpu_ms": num(self.host_cpu), "wall_ms": num(self.host_wall)},
                 "transfer": {"batch_upload_ms": None, "batch_compute_ms": None,
-                             "upload_hidden_share": None},
+                             "upload_hidden_share": None, "batch_gather_host_ms": None},
                 "iteration_split": [],
                 "launches": {"per_iter": self.launches},
             },
@@ -136,7 +136,8 @@ class Record:
                        "values": [num(v) for v in self.losses]},
             "runs": [{"enqueue_ms": num(e), "complete_ms": num(c), "device_ms": num(d),
                       "iters": self.iters, "batch_upload_device_ms": None,
-                      "batch_compute_device_ms": None} for e, c, d in self.runs],
+                      "batch_compute_device_ms": None, "batch_gather_host_ms": None}
+                     for e, c, d in self.runs],
         }
 
 

@@ -713,6 +713,12 @@ static void train(const cg_impl *impl, const cg_backend_env *env, const char *va
     ck_assert_msg(none || span_only || consistent, "%s, %s, epoch %d: epoch times %g %g %g %g",
                   name, mode, e, out.batch_upload_ms, out.batch_compute_ms, out.device_ms,
                   out.hidden_share);
+    /* the host's gather, timed in every epoch where the host gathers (pageable, pinned) */
+    const bool gathers = strcmp(mode, "pageable") == 0 || strcmp(mode, "pinned") == 0;
+    ck_assert_msg(gathers ? out.batch_gather_ms >= 0 && isfinite(out.batch_gather_ms)
+                          : isnan(out.batch_gather_ms),
+                  "%s, %s, epoch %d: host gather %g ms per batch", name, mode, e,
+                  out.batch_gather_ms);
   }
   for (size_t i = 0; i < (size_t)s.classes * s.features; ++i) w[i] = NAN;
   for (int i = 0; i < s.classes; ++i) b[i] = NAN;

@@ -181,7 +181,7 @@ static cg_record *synthetic_record(cg_report *report, double flops, double bytes
   ck_assert_ptr_nonnull(r->runs);
   double *wall = calloc((size_t)runs, sizeof *wall), *dev = calloc((size_t)runs, sizeof *dev);
   for (int i = 0; i <= runs; ++i) {
-    r->runs[i] = (cg_run_sample){ms * 0.1, ms, ms * 0.99, 1, NAN, NAN};
+    r->runs[i] = (cg_run_sample){ms * 0.1, ms, ms * 0.99, 1, NAN, NAN, NAN};
     if (i) wall[i - 1] = ms, dev[i - 1] = ms * 0.99;
   }
   r->nruns = runs + 1;

@@ -88,6 +88,8 @@ typedef struct cg_run_result {
   double batch_upload_ms;   /* device time of the uploads per iteration (batched workloads) */
   double batch_compute_ms;  /* device time of the kernels per iteration (batched workloads) */
   double hidden_share;      /* share of the upload time during which a kernel ran (0..1) */
+  double batch_gather_ms;   /* host wall time per iteration gathering a batch's rows into an
+                               upload buffer (batched workloads that gather on the host) */
   cg_kernel_time split[CG_MAX_SPLIT]; /* one sampled iteration's commands, in launch order */
   int nsplit;               /* 0 when none were sampled or the driver gives no stamps */
   const char *path;         /* when the execution path changed during the run (a persistent

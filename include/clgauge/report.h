@@ -66,6 +66,8 @@ typedef struct cg_run_sample {
   int iters;          /* iterations in this run */
   double batch_upload_ms;  /* device time of the uploads per batch (linear); NAN otherwise */
   double batch_compute_ms; /* device time of the kernels per batch (linear); NAN otherwise */
+  double batch_gather_ms;  /* host time gathering a batch's rows (linear pageable and pinned);
+                              NAN otherwise */
 } cg_run_sample;
 
 /* A record keeps its workload's parameters and the seed. */
@@ -135,6 +137,7 @@ typedef struct cg_record {
   double batch_upload_ms;   /* median over steady runs of the device upload time per batch */
   double batch_compute_ms;  /* likewise, kernels */
   double upload_hidden;     /* share of the upload time hidden behind compute (0..1) */
+  double batch_gather_ms;   /* median over steady runs of the host's gather time per batch */
   cg_kernel_time split[CG_MAX_SPLIT]; /* one iteration's launches, mean over sampled runs */
   int nsplit;
   double host_cpu_ms;       /* process CPU time during the steady runs */

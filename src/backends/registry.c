@@ -64,6 +64,7 @@ const cg_tune_space *cg_impl_tune_space(const cg_impl *impl, const char *variant
 void cg_run_result_init(cg_run_result *r) {
   memset(r, 0, sizeof *r);
   r->device_ms = r->loss = r->batch_upload_ms = r->batch_compute_ms = r->hidden_share = NAN;
+  r->batch_gather_ms = NAN;
   r->launches = -1;
   r->launches_at_least = -1;
 }

@@ -129,6 +129,7 @@ static cJSON *record_json(const cg_record *r) {
   cg_json_num(transfer, "batch_upload_ms", r->batch_upload_ms);
   cg_json_num(transfer, "batch_compute_ms", r->batch_compute_ms);
   cg_json_num(transfer, "upload_hidden_share", r->upload_hidden);
+  cg_json_num(transfer, "batch_gather_host_ms", r->batch_gather_ms);
   cJSON *split = cJSON_AddArrayToObject(ph, "iteration_split");
   for (int i = 0; i < r->nsplit; ++i) {
     cJSON *k = cJSON_CreateObject();
@@ -193,6 +194,7 @@ static cJSON *record_json(const cg_record *r) {
     cJSON_AddNumberToObject(run, "iters", r->runs[i].iters);
     cg_json_num(run, "batch_upload_device_ms", r->runs[i].batch_upload_ms);
     cg_json_num(run, "batch_compute_device_ms", r->runs[i].batch_compute_ms);
+    cg_json_num(run, "batch_gather_host_ms", r->runs[i].batch_gather_ms);
     cJSON_AddItemToArray(runs, run);
   }
   return o;

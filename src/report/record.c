@@ -93,6 +93,7 @@ cg_record *cg_report_add(cg_report *report) {
                           &rec->verify_error,   &rec->verify_tolerance, &rec->host_cpu_ms,
                           &rec->verify_loss_error, &rec->verify_weights_error,
                           &rec->batch_upload_ms, &rec->batch_compute_ms, &rec->upload_hidden,
+                          &rec->batch_gather_ms,
                           &rec->host_wall_ms,   &rec->reference_ms,   &rec->verify_ms};
   for (size_t i = 0; i < sizeof nan_fields / sizeof nan_fields[0]; ++i) *nan_fields[i] = NAN;
   cg_stats_compute(NULL, 0, &rec->steady_complete);

@@ -153,6 +153,8 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
     fprintf(out, "; per batch on the device: upload %.3g ms, compute %.3g ms, %.0f%% of the upload "
                  "hidden behind compute",
             r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
+  if (isfinite(r->batch_gather_ms))
+    fprintf(out, "; per batch on the host: gathering its rows %.3g ms", r->batch_gather_ms);
   fputs("\n", out);
   if (r->implausible[0]) fprintf(out, "    implausible: %s\n", r->implausible);
   if (r->kernel.nparams > 0) {

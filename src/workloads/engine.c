@@ -263,7 +263,8 @@ static void run_timer_end(run_timer *t, cg_run_kind kind, int iters, const cg_ru
   }
   if (kind == CG_RUN_UNTIMED || rec->nruns == t->cap) return;
   const cg_run_sample sample = {cg_ns_to_ms(t->s1 - t->s0), cg_ns_to_ms(s2 - t->s0), dev_ms, iters,
-                                res->batch_upload_ms, res->batch_compute_ms};
+                                res->batch_upload_ms, res->batch_compute_ms,
+                                res->batch_gather_ms};
   t->hidden[rec->nruns] = res->hidden_share;
   rec->runs[rec->nruns++] = sample;
   rec->launches_per_iter = res->launches;
@@ -287,7 +288,7 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Median over the steady runs that have them of the per-iteration upload and compute device
- * times and of the hidden upload share. */
+ * times and of the hidden upload share, and of the host's gather time. */
 static void transfer_split(run_timer *t) {
   cg_record *rec = t->rec;
   const size_t cap = (size_t)rec->nruns + 1;
@@ -311,6 +312,14 @@ static void transfer_split(run_timer *t) {
     rec->batch_upload_ms = up[n / 2];
     rec->batch_compute_ms = comp[n / 2];
     rec->upload_hidden = hidden[n / 2];
+  }
+  /* the host's gather, timed in every run (no profiling needed) */
+  n = 0;
+  for (int i = 1; i < rec->nruns; ++i)
+    if (isfinite(rec->runs[i].batch_gather_ms)) up[n++] = rec->runs[i].batch_gather_ms;
+  if (n > 0) {
+    qsort(up, (size_t)n, sizeof *up, cmp_double);
+    rec->batch_gather_ms = up[n / 2];
   }
   free(up);
 }

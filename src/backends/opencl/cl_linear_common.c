@@ -470,7 +470,9 @@ static cg_rc upload_pinned_group(cg_linear_device *l, int g, const int *order, c
   /* cppcheck-suppress invalidPointerCast */
   int *labels_dst = (int *)(rows_dst + rows * F);
   gather_job job = {l, order + (size_t)pg.k0 * s.batch, rows, rows_dst, labels_dst};
+  const uint64_t t0 = cg_now_ns();
   cg_workers_run(l->gather_pool, gather_part, &job);
+  l->gather_ns += cg_now_ns() - t0;
   CG_TRY(begin_batch(l, pg.k0, err));
   cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
   CG_CL(clEnqueueWriteBuffer,
@@ -548,8 +550,10 @@ static cg_rc enqueue_batches(cg_linear_device *l, const int *order, cg_error *er
        * a resident redo passes no order: its rows are on the device already.) */
       CG_CHECK(order, CG_ERROR, "pageable batches need the epoch's order");
       float *rows = l->host_batch;
+      const uint64_t t0 = cg_now_ns();
       /* cppcheck-suppress invalidPointerCast ; floats then labels, as above */
       gather_host(l, order + start, n, rows, (int *)(rows + (size_t)n * F));
+      l->gather_ns += cg_now_ns() - t0;
       CG_CL(clEnqueueWriteBuffer,
             (l->queue, l->dev_batch[0], CL_TRUE, 0, (size_t)n * (F + 1) * 4, l->host_batch, 0,
              NULL, cg_cl_linear_event(l, CG_CL_LINEAR_UPLOAD)));
@@ -582,6 +586,7 @@ cg_rc cg_cl_linear_enqueue(void *state, const cg_run *run, cg_error *err) {
   l->timed_epoch = l->epochs++ == 1;
 
   l->host_order = order;
+  l->gather_ns = 0;
   if (t == CG_TRANSFER_PINNED) {
     CG_TRY(enqueue_pinned(l, 0, err));
   } else {
@@ -714,6 +719,9 @@ cg_rc cg_cl_linear_finish(void *state, cg_run_result *out, cg_error *err) {
   out->launches = l->launches;
   out->path = l->path;
   out->launches_at_least = l->launches;
+  /* the host's gather of the batches' rows, where it has one (a redo's included) */
+  if (l->transfer != CG_TRANSFER_RESIDENT)
+    out->batch_gather_ms = (double)l->gather_ns / l->batches / 1e6;
 cleanup:
   return rc;
 }

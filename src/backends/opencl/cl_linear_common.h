@@ -79,6 +79,7 @@ struct cg_linear_device {
   int groups;               /* pinned: groups per epoch */
   int *group_k0;            /* pinned: first batch of each group, then the epoch's end */
   cg_workers *gather_pool;  /* pinned: the host threads that gather each group's rows */
+  uint64_t gather_ns;       /* host time gathering rows in the epoch enqueued last */
   cg_origin threads_origin;
   const cg_device_info *info;
   const cg_device *dev;
