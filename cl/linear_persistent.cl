@@ -90,6 +90,20 @@
 #define CG_G4V (CG_G4 / 4)
 #define CG_SUM_CHUNK 8
 
+/* Element q's sum over `parts` partials in local memory, part p at red[p * stride + q]: the even
+ * and the odd parts in two running sums, added at the end (steps 1 and 4 of the kernel). */
+inline float cg_parts_sum(__local const float *red, const int parts, const int stride,
+                          const int q) {
+  float a0 = 0.0f, a1 = 0.0f;
+  int p = 0;
+  for (; p + 1 < parts; p += 2) {
+    a0 += red[p * stride + q];
+    a1 += red[(p + 1) * stride + q];
+  }
+  if (p < parts) a0 += red[p * stride + q];
+  return a0 + a1;
+}
+
 __kernel void linear_persistent(const int S, const int batch, const int F,
                                 __global const float *X, __global const int *lab,
                                 __global const int *idx, const ulong loff, const float lr,
@@ -204,16 +218,7 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     __global float *mine = part + (size_t)(k & 1) * RC * CG_G4 + g;
-    for (int q = lid; q < nC; q += L) {
-      float a0 = 0.0f, a1 = 0.0f;
-      int p = 0;
-      for (; p + 1 < P; p += 2) {
-        a0 += red[p * nC + q];
-        a1 += red[(p + 1) * nC + q];
-      }
-      if (p < P) a0 += red[p * nC + q];
-      mine[(size_t)q * CG_G4] = a0 + a1;
-    }
+    for (int q = lid; q < nC; q += L) mine[(size_t)q * CG_G4] = cg_parts_sum(red, P, nC, q);
     /* 2. */
 #if CG_SYNC
     const int fails =
@@ -286,15 +291,8 @@ __kernel void linear_persistent(const int S, const int batch, const int F,
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int q = lid; q < CF; q += L) {
-      float a0 = 0.0f, a1 = 0.0f;
-      int rp = 0;
-      for (; rp + 1 < RP; rp += 2) {
-        a0 += red[rp * CF + q];
-        a1 += red[(rp + 1) * CF + q];
-      }
-      if (rp < RP) a0 += red[rp * CF + q];
       const int c = q / nf, i = q % nf;
-      ws[c * slice + i] -= lr * (a0 + a1);
+      ws[c * slice + i] -= lr * cg_parts_sum(red, RP, CF, q);
     }
     barrier(CLK_LOCAL_MEM_FENCE); /* ws, zs, xs, lb and red rewritten by the next batch */
   }
