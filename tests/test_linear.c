@@ -895,8 +895,8 @@ START_TEST(test_persistent) {
        2, "pinned"},
       {"PERSIST=0", "launches: PERSIST=0", 2, "pinned"},
   };
-  /* a bad PREFETCH or SYNC is refused, naming the value */
-  const char *bad[] = {"PREFETCH=2", "SYNC=-1"};
+  /* a bad PREFETCH, SYNC or WG_PERSIST is refused, naming the value */
+  const char *bad[] = {"PREFETCH=2", "SYNC=-1", "WG_PERSIST=0", "WG_PERSIST=999999"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     cg_kernel_overrides ov = {0};
     char params[64];

@@ -884,6 +884,9 @@ START_TEST(test_fused_persistent) {
     shape s;
   } cases[] = {
       {"PERSIST=1,PGROUPS=1", "persistent, one launch per run: 1 work-groups", primes},
+      /* a group of 16 work-items, as asked: every sum shared by fewer of them */
+      {"PERSIST=1,PGROUPS=1,WG_PERSIST=16", "persistent, one launch per run: 1 work-groups",
+       primes},
       {"PERSIST=1,PGROUPS=2", NULL, primes},
       /* two groups' data path where they do run at once */
       {"PERSIST=2,PGROUPS=2", NULL, primes},
@@ -913,6 +916,8 @@ START_TEST(test_fused_persistent) {
         ck_assert_msg(strstr(path, cases[c].path), "%s: path '%s'", name, path);
       if (strstr(cases[c].params, "SPIN"))
         expect_param(&prep.config, "SPIN", 64, CG_ORIGIN_OVERRIDE, name);
+      if (strstr(cases[c].params, "WG_PERSIST"))
+        expect_param(&prep.config, "WG_PERSIST", 16, CG_ORIGIN_OVERRIDE, name);
       const bool persistent = strncmp(path, "persistent", 10) == 0;
       ck_assert_msg(res.launches == (persistent ? -1 : 3) || res.launches == 2 ||
                         res.launches == 4,
@@ -978,7 +983,8 @@ START_TEST(test_fused_overrides) {
              {"R=2,VW=4", 17}, {"STRATEGY=2", 17}, {"PERSIST=1,SPIN=0", 17},
              {"STRATEGY=1,SPLITK=3", 17}, {"STRATEGY=1,DZ1P=-1", 17},
              {"STRATEGY=1,SPLITS=-1", 17}, {"STRATEGY=1,SPLITS=257", 17},
-             {"STRATEGY=1,LOSSG=0", 17}};
+             {"STRATEGY=1,LOSSG=0", 17}, {"PERSIST=1,WG_PERSIST=0", 17},
+             {"PERSIST=1,WG_PERSIST=3", 17}, {"PERSIST=1,WG_PERSIST=999999", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;

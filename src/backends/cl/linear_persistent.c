@@ -167,40 +167,11 @@ static cg_rc persistent_check(cg_linear_device *l, bool *redo, cg_error *err) {
   return rc;
 }
 
-/* Work-items per group asked for: 256 on a GPU (eight warps for the sums of step 3), 64
- * elsewhere, or WG_PERSIST; known before the build, which sizes the kernel's registers by it. */
-static cg_rc ask_local(const cg_backend_env *env, const cg_device_info *info, int *asked,
-                       cg_origin *origin, cg_error *err) {
-  cg_rc rc = CG_OK;
-  const size_t want = (info->type & CL_DEVICE_TYPE_GPU) ? 256 : 64;
-  *origin = CG_ORIGIN_DEFAULT;
-  *asked = cg_kernel_override(env->overrides, "WG_PERSIST", (int)want, origin);
-  CG_CHECK(*asked >= 1, CG_BAD_INPUT, "--kernel-param WG_PERSIST=%d: below 1", *asked);
-cleanup:
-  return rc;
-}
-
-/* The work-items that run: those asked for, within the kernel's limit (an override beyond it
- * is refused). */
-static cg_rc pick_local(const cg_device_info *info, cl_kernel k, int asked, size_t *local,
-                        cg_origin *origin, cg_error *err) {
-  cg_rc rc = CG_OK;
-  size_t most = 0;
-  CG_TRY(cg_cl_persist_most_items(info, k, &most, err));
-  CG_CHECK(*origin != CG_ORIGIN_OVERRIDE || (size_t)asked <= most, CG_BAD_INPUT,
-           "--kernel-param WG_PERSIST=%d: kernel linear_persistent allows %zu work-items here",
-           asked, most);
-  *local = (size_t)asked <= most ? (size_t)asked : most;
-  if (*local < (size_t)asked) *origin = CG_ORIGIN_FALLBACK;
-cleanup:
-  return rc;
-}
-
 /* Elements of a batch's slice that each work-item fetches ahead into registers: enough for
  * `asked` work-items to hold the slice, at most 16 (registers are an NVIDIA SM's occupancy;
  * beyond them the kernel loads the rest in the batch itself). */
-static int pick_xreg(size_t rows, size_t slice, int asked) {
-  const size_t need = (rows * slice + (size_t)asked - 1) / (size_t)asked;
+static int pick_xreg(size_t rows, size_t slice, size_t asked) {
+  const size_t need = (rows * slice + asked - 1) / asked;
   return need < 1 ? 1 : need > 16 ? 16 : (int)need;
 }
 
@@ -228,9 +199,13 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   CG_TRY(cg_cl_persist_want(env, groups, true, config, &plan, &want, err));
   if (!want) goto cleanup;
   const size_t slice = (F + (size_t)plan.groups - 1) / (size_t)plan.groups;
-  int asked = 0, prefetch = 1, sync = 1;
+  /* 256 work-items on a GPU (eight warps for the sums of step 3), 64 elsewhere; any count (the
+   * kernel's loops stride by the group's size) */
+  size_t asked = 0;
+  int prefetch = 1, sync = 1;
   cg_origin local_origin, prefetch_origin, sync_origin;
-  CG_TRY(ask_local(env, info, &asked, &local_origin, err));
+  CG_TRY(cg_cl_persist_ask_local(env, (info->type & CL_DEVICE_TYPE_GPU) ? 256 : 64, false, &asked,
+                                 &local_origin, err));
   /* PREFETCH: 1 (default) loads each batch's indices, rows and labels ahead, during the batch
    * before; 0 loads them at the top of their batch. SYNC: 1 (default) the barrier that counts
    * arrivals per barrier number, 0 the generation barrier (cl/grid_sync.cl). */
@@ -253,7 +228,8 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
   p->kernel = clCreateKernel(p->program, "linear_persistent", &code);
   CG_CL_CHECK(clCreateKernel, code);
   *compile_ms += cg_ns_to_ms(cg_now_ns() - t0);
-  CG_TRY(pick_local(info, p->kernel, asked, &p->local, &local_origin, err));
+  CG_TRY(cg_cl_persist_fit_local(info, p->kernel, "linear_persistent", asked, false, &p->local,
+                                 &local_origin, err));
   size_t local_args[7];
   local_sizes(rows, C, F, (size_t)plan.groups, p->local, local_args);
   local_bytes = sizeof(int); /* the barrier's verdict */

@@ -111,20 +111,12 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   CG_CHECK(p, CG_ERROR, "out of memory");
   p->groups = (size_t)plan.groups;
   p->spin = plan.spin;
-  /* 256 work-items (eight warps for the small part every group repeats), within the device's
-   * limit; built again with fewer where the kernel allows fewer */
-  cg_cl_group_limits lim;
-  CG_TRY(cg_cl_device_limits(info, &lim, err));
-  const size_t most = lim.items < lim.dim[0] ? lim.items : lim.dim[0];
+  /* 256 work-items (eight warps for the small part every group repeats), a power of two (the
+   * shares of its sums, `sharing`, are powers of two and the kernel is tested only so), within
+   * the device's limit; built again with fewer where the kernel takes fewer */
+  size_t wg = 0;
   cg_origin wg_origin = CG_ORIGIN_DEFAULT;
-  const int asked = cg_kernel_override(env->overrides, "WG_PERSIST", 256, &wg_origin);
-  CG_CHECK(asked >= 1 && (asked & (asked - 1)) == 0, CG_BAD_INPUT,
-           "--kernel-param WG_PERSIST=%d: a power of two from 1", asked);
-  CG_CHECK(wg_origin == CG_ORIGIN_DEFAULT || (size_t)asked <= most, CG_BAD_INPUT,
-           "--kernel-param WG_PERSIST=%d: the device allows %zu work-items per group", asked,
-           most);
-  size_t wg = cg_pow2_floor(most);
-  if (wg > (size_t)asked) wg = (size_t)asked;
+  CG_TRY(cg_cl_persist_ask_local(env, 256, true, &wg, &wg_origin, err));
 
   persist_tiling t;
   size_t bytes = 0;
@@ -138,10 +130,11 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
     CG_TRY(cg_backend_build(env, "mlp_persistent.cl", options, &p->program, tally, err));
     p->kernel = clCreateKernel(p->program, "mlp_persistent", &code);
     CG_CL_CHECK(clCreateKernel, code);
-    size_t items = 0;
-    CG_TRY(cg_cl_persist_most_items(info, p->kernel, &items, err));
-    if (items >= wg || cg_pow2_floor(items) < 1) break;
-    wg = cg_pow2_floor(items);
+    size_t fit = 0;
+    CG_TRY(cg_cl_persist_fit_local(info, p->kernel, "mlp_persistent", wg, true, &fit, &wg_origin,
+                                   err));
+    if (fit == wg) break;
+    wg = fit;
     clReleaseKernel(p->kernel);
     clReleaseProgram(p->program);
     p->kernel = NULL;
@@ -158,10 +151,7 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
   CG_TRY(cg_cl_persist_check(env, "persistent, one launch per run", p->local, bytes, fits, why,
                              config, &plan, err));
   if (!plan.on) goto cleanup;
-  cg_kernel_config_set(config, "WG_PERSIST", (int)p->local,
-                       wg_origin != CG_ORIGIN_DEFAULT ? wg_origin
-                       : p->local < 256              ? CG_ORIGIN_FALLBACK
-                                                     : CG_ORIGIN_DEFAULT);
+  cg_kernel_config_set(config, "WG_PERSIST", (int)p->local, wg_origin);
   CG_TRY(cg_cl_buffer(dev, "the partial products (row blocks x batch x hidden)",
                       t.ti * N * H * sizeof(float), CL_MEM_READ_WRITE, &p->part, err));
   CG_TRY(cg_cl_buffer(dev, "h1 (batch x hidden)", N * H * sizeof(float), CL_MEM_READ_WRITE,

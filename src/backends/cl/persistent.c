@@ -80,13 +80,53 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_cl_persist_most_items(const cg_device_info *info, cl_kernel k, size_t *most,
-                               cg_error *err) {
+/* The most work-items of a one-dimensional group: the device's limits, and the kernel's where k. */
+static cg_rc most_items(const cg_device_info *info, cl_kernel k, size_t *most, cg_error *err) {
   cg_rc rc = CG_OK;
   cg_cl_group_limits lim;
   CG_TRY(cg_cl_device_limits(info, &lim, err));
-  CG_TRY(cg_cl_kernel_limits(info, k, &lim, NULL, err));
+  if (k) CG_TRY(cg_cl_kernel_limits(info, k, &lim, NULL, err));
   *most = lim.items < lim.dim[0] ? lim.items : lim.dim[0];
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_persist_ask_local(const cg_backend_env *env, size_t want, bool pow2, size_t *asked,
+                              cg_origin *origin, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
+  size_t most = 0;
+  CG_TRY(most_items(info, NULL, &most, err));
+  *origin = CG_ORIGIN_DEFAULT;
+  const int v = cg_kernel_override(env->overrides, "WG_PERSIST", (int)want, origin);
+  if (*origin == CG_ORIGIN_OVERRIDE) {
+    CG_CHECK(v >= 1 && (!pow2 || (v & (v - 1)) == 0), CG_BAD_INPUT,
+             "--kernel-param WG_PERSIST=%d: %s", v, pow2 ? "a power of two from 1" : "below 1");
+    CG_CHECK((size_t)v <= most, CG_BAD_INPUT,
+             "--kernel-param WG_PERSIST=%d: the device allows %zu work-items per group", v, most);
+    *asked = (size_t)v;
+  } else {
+    const size_t cap = pow2 ? cg_pow2_floor(most) : most;
+    *asked = want < cap ? want : cap;
+    if (*asked < want) *origin = CG_ORIGIN_FALLBACK;
+  }
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_persist_fit_local(const cg_device_info *info, cl_kernel k, const char *name,
+                              size_t asked, bool pow2, size_t *local, cg_origin *origin,
+                              cg_error *err) {
+  cg_rc rc = CG_OK;
+  size_t most = 0;
+  CG_TRY(most_items(info, k, &most, err));
+  CG_CHECK(*origin != CG_ORIGIN_OVERRIDE || asked <= most, CG_BAD_INPUT,
+           "--kernel-param WG_PERSIST=%zu: kernel %s allows %zu work-items here", asked, name,
+           most);
+  CG_CHECK(most >= 1, CG_ERROR, "kernel %s allows no work-item here", name);
+  const size_t cap = pow2 ? cg_pow2_floor(most) : most;
+  *local = asked <= cap ? asked : cap;
+  if (*local < asked) *origin = CG_ORIGIN_FALLBACK;
 cleanup:
   return rc;
 }

@@ -41,10 +41,18 @@ cg_rc cg_cl_persist_check(const cg_backend_env *env, const char *what, size_t lo
                           size_t local_bytes, bool fits, const char *why,
                           cg_kernel_config *config, cg_cl_persist_plan *plan, cg_error *err);
 
-/* The most work-items a one-dimensional group of the persistent kernel k may have on the device
- * (the device's and the kernel's own limits), into *most. */
-cg_rc cg_cl_persist_most_items(const cg_device_info *info, cl_kernel k, size_t *most,
-                               cg_error *err);
+/* WG_PERSIST, the work-items per group of a persistent kernel, asked for before its build (which
+ * sizes the kernel by them): `want` by default, within the device's limit (its power of two at
+ * most, where `pow2`), or the override, refused below 1,
+ * above the device's limit or, where `pow2`, other than a power of two. */
+cg_rc cg_cl_persist_ask_local(const cg_backend_env *env, size_t want, bool pow2, size_t *asked,
+                              cg_origin *origin, cg_error *err);
+/* After the build: the work-items that run, `asked` where the kernel `name` (k) takes them, else
+ * the most it takes (a power of two where `pow2`; *origin then a fallback); an override beyond
+ * the kernel's own limit refused. */
+cg_rc cg_cl_persist_fit_local(const cg_device_info *info, cl_kernel k, const char *name,
+                              size_t asked, bool pow2, size_t *local, cg_origin *origin,
+                              cg_error *err);
 
 /* Zero a buffer of a persistent kernel once (blocking). Its kernels write every element before
  * they read it, but Oclgrind 21.10 takes an element that a work-item wrote and then read back in
