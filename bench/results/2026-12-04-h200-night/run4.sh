@@ -3,10 +3,10 @@
 # (unforked, a backtrace on the signal); the Check suites of linear and of the fused mlp's
 # configurations on both drivers; linear's prefetch with constant loop bounds on PoCL 5.0 and on
 # the H200 (resident, pinned); the big preset with dz1 in a launch of its own (DZ1A=0) against A
-# computing it, with A's vector width and prefetch, and two shapes with
-# fewer row groups; the first run from process start (the fused fallback now built only when a
-# persistent launch fails). Not run: the call found no GPU machine lent; for the next session
-# (stage the bundle again first; DZ1A's default is 1 again).
+# computing it, with A's vector width and prefetch, two shapes with fewer row groups, and the
+# products step (STRATEGY=1); the first run from process start (the fused fallback now built
+# only when a persistent launch fails). Not run: the call found no GPU machine lent; for the
+# next session (stage the bundle again first; DZ1A's default is 1 again).
 #   bash bench/results/2026-12-04-h200-night/run4.sh BUNDLE OUT
 set -uo pipefail
 bundle=$1
@@ -41,6 +41,9 @@ for kp in DZ1A=0 DZ1A=0,VW=2 DZ1A=0,PF=1 DZ1A=0,VW=2,PF=1; do
   step big-$n 120 "${b[@]}" "${big[@]}" --kernel-param "$kp" --json "$o/big-$n.json"
 done
 step big-default-2 120 "${b[@]}" "${big[@]}" --json "$o/big-default-2.json"
+# the products step at the big preset, not measured there since its split-K products (its h1 w2
+# took 285 us of 768 before them)
+step big-STRATEGY_1 120 "${b[@]}" "${big[@]}" --kernel-param STRATEGY=1 --json "$o/big-STRATEGY_1.json"
 step big-clblast 120 "${b[@]}" mlp --device nvidia --backend clblast --preset big --iters 120 \
   --print-every 40 --json "$o/big-clblast.json"
 for sh in "64 2048 2048 8" "32 4096 512 8"; do
