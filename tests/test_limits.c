@@ -121,8 +121,12 @@ START_TEST(test_kernel_limits) {
   uint64_t used = 1;
   ck_assert_msg(cg_cl_kernel_limits(info, tiled, &l, &used, &err) == CG_OK, "%s", err.msg);
   const uint64_t tiles = 2 * 16 * 16 * sizeof(float);
-  ck_assert_msg(used >= tiles, "%s: matmul_tiled uses %llu bytes of local memory, declares %llu",
-                info->name, (unsigned long long)used, (unsigned long long)tiles);
+  /* PoCL 6.0 reports none for a CPU kernel's own arrays (pocl/pocl#1629); the limits then take
+   * the driver's word, as they do everywhere */
+  const bool pocl_none = used == 0 && cg_test_contains_nocase(info->platform_version, "pocl");
+  ck_assert_msg(used >= tiles || pocl_none,
+                "%s: matmul_tiled uses %llu bytes of local memory, declares %llu", info->name,
+                (unsigned long long)used, (unsigned long long)tiles);
   ck_assert_uint_eq(l.local_mem, dev_limits.local_mem - used);
   size_t wg = 0;
   ck_assert_int_eq(clGetKernelWorkGroupInfo(tiled, info->id, CL_KERNEL_WORK_GROUP_SIZE,
