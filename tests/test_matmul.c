@@ -13,6 +13,7 @@
 #include "clgauge/device.h"
 #include "clgauge/engine.h"
 #include "clgauge/kernel_config.h"
+#include "clgauge/loop_limit.h"
 #include "clgauge/matmul.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
@@ -596,6 +597,46 @@ END_TEST
 
 /* Every backend and variant in one job: the records planned in registry order whatever the order
  * of --backend, the reference first and adopted, every other record verified against it. */
+/* A long k, 66000 (naive's one loop over k, regblock's tiles): unsupported, naming the loops,
+ * where the driver cuts a work-item's loops shorter (clgauge/loop_limit.h); verified elsewhere. */
+START_TEST(test_loop_limit) {
+  cg_device_list list;
+  cg_test_devices(&list);
+  const cg_device_info *info = &list.items[_i];
+  cg_device *dev = NULL;
+  cg_error err = {0};
+  ck_assert_msg(cg_device_open(info, &dev, &err) == CG_OK, "%s: %s", info->name, err.msg);
+  uint64_t limit = 0;
+  ck_assert_msg(cg_loop_limit(dev, NULL, &limit, &err) == CG_OK, "%s", err.msg);
+  cg_device_close(dev);
+  cg_job job;
+  matmul_job(&job, (shape){16, 16, 66000}, 1, 1, 0);
+  const char *backends[] = {"cpu", "cl", NULL}, *variants[] = {"openblas", "naive", "regblock",
+                                                                NULL};
+  const cg_selection sel = {.backends = backends, .variants = variants, .seed = cg_test_seed()};
+  cg_report report;
+  progress_log log = new_log();
+  run_job(&job, &sel, info, &report, &log);
+  ck_assert_int_eq(report.count, 3);
+  for (int i = 1; i < 3; ++i) {
+    const cg_record *r = &report.records[i];
+    char name[512];
+    snprintf(name, sizeof name, "cl/%s at k = 66000 on %s (loop limit %llu)", r->variant,
+             info->name, (unsigned long long)limit);
+    if (limit) {
+      ck_assert_msg(r->status == CG_STATUS_UNSUPPORTED && strstr(r->reason, "loops after"),
+                    "%s: status %s: %s", name, cg_status_name(r->status), r->reason);
+    } else {
+      ck_assert_msg(r->status == CG_STATUS_OK, "%s: status %s: %s", name,
+                    cg_status_name(r->status), r->reason);
+      check_verified(r, 66000, sel.seed, name);
+    }
+  }
+  cg_report_free(&report);
+  cg_device_list_free(&list);
+}
+END_TEST
+
 START_TEST(test_workload_every_backend) {
   cg_device_list list;
   cg_test_devices(&list);
@@ -1363,6 +1404,7 @@ Suite *cg_matmul_suite(void) {
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_workload_records, 0, combo_count());
   tcase_add_loop_test(tc, test_workload_every_backend, 0, device_count());
+  tcase_add_loop_test(tc, test_loop_limit, 0, device_count());
   tcase_add_test(tc, test_workload_without_device);
   suite_add_tcase(s, tc);
 

@@ -12,6 +12,7 @@
 #include "clgauge/device.h"
 #include "clgauge/engine.h"
 #include "clgauge/kernel_config.h"
+#include "clgauge/loop_limit.h"
 #include "clgauge/mlp.h"
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
@@ -931,6 +932,61 @@ START_TEST(test_fused_persistent) {
 }
 END_TEST
 
+/* Where the driver cuts a work-item's loops (clgauge/loop_limit.h), a shape whose fused launch B
+ * would loop beyond the limit (176 x 64 outputs over 32 work-items, about 72000 trips) runs the
+ * products step, named a fallback with the reason, and STRATEGY=0 is refused; elsewhere the fused
+ * kernels run. Right on every device either way. */
+START_TEST(test_fused_loop_limit) {
+  const cg_impl *impl = cl_mlp_impl();
+  opened o;
+  open_device(&o, impl->backend, _i);
+  cg_error err = {0};
+  uint64_t limit = 0; /* the cl backend's device is the opened cg_device */
+  ck_assert_msg(cg_loop_limit((const cg_device *)o.device, NULL, &limit, &err) == CG_OK, "%s",
+                err.msg);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  const shape s = {176, 16, 16, 64};
+  char name[512];
+  snprintf(name, sizeof name, "cl/fused at 176x16x16x64 on %s (loop limit %llu)",
+           o.list.items[_i].name, (unsigned long long)limit);
+  instance in;
+  problem p;
+  cg_prepared prep;
+  prepare_fused(&o, NULL, s, false, &rng, name, &in, &p, &prep);
+  const bool gpu = (o.list.items[_i].type & CL_DEVICE_TYPE_GPU) != 0;
+  if (limit) {
+    expect_param(&prep.config, "STRATEGY", 1, CG_ORIGIN_FALLBACK, name);
+    ck_assert_msg(strstr(prep.config.path, "loops after"), "%s: path '%s'", name,
+                  prep.config.path);
+  } else if (!gpu) {
+    expect_param(&prep.config, "STRATEGY", 0, CG_ORIGIN_DEFAULT, name);
+  }
+  train_and_check(&in, &p, seed);
+  impl->release(in.state);
+  problem_free(&p);
+
+  cg_kernel_overrides ov;
+  parse_overrides(&ov, "STRATEGY=0");
+  const cg_backend_env env = {.device = o.device, .overrides = &ov};
+  problem_draw(&p, s, false, 3, 0, true, &rng);
+  void *state = NULL;
+  const cg_rc rc = impl->prepare(&env, "fused", NULL, &p.setup, &state, &prep, &err);
+  if (limit) {
+    ck_assert_msg(rc == CG_UNSUPPORTED && strstr(err.msg, "STRATEGY=0") &&
+                      strstr(err.msg, "loops after"),
+                  "%s, STRATEGY=0: rc %d: %s", name, rc, err.msg);
+    ck_assert_ptr_null(state);
+  } else {
+    ck_assert_msg(rc == CG_OK, "%s, STRATEGY=0: %s", name, err.msg);
+    impl->release(state);
+  }
+  problem_free(&p);
+  close_device(&o);
+}
+END_TEST
+
 /* A blocking given by override is the one that runs and is named as such; an override the
  * kernels cannot take is refused by name. */
 START_TEST(test_fused_overrides) {
@@ -1822,6 +1878,7 @@ Suite *cg_mlp_suite(void) {
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
   tcase_add_loop_test(tc, test_fused_configs, 0, device_count());
   tcase_add_loop_test(tc, test_fused_persistent, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_loop_limit, 0, device_count());
   tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
   tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
   tcase_add_loop_test(tc, test_fused_strategy, 0, device_count());

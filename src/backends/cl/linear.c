@@ -7,11 +7,13 @@
  * record's kernel path says which ran); and
  * variant "epoch", one launch of linear_epoch per epoch (a single work-group over every batch),
  * resident only. */
+#include <math.h>
 #include <string.h>
 
 #include "backends/backends.h"
 #include "backends/cl/linear_persistent.h"
 #include "backends/opencl/cl_linear_common.h"
+#include "clgauge/loop_limit.h"
 
 /* linear_forward, then linear_update: see cl/linear.cl for why two. */
 static cg_rc fused_compute(cg_linear_device *l, const cg_cl_linear_batch *bt, cg_error *err) {
@@ -98,6 +100,22 @@ static const char *cl_linear_mode_unsupported(const char *variant, const char *m
   return NULL;
 }
 
+/* The loop iterations of a work-item of linear_epoch over one epoch of L work-items, counted
+ * from cl/linear.cl's loops with each inner loop's trips within each outer one: per batch the
+ * logits (R rows at a time, each split in P parts, classes four at a time, then the parts'
+ * tree), the softmax of its rows (three passes over the classes) and the work-group's sum of
+ * the loss, the update (features over the work-items, classes four at a time, every row). */
+static double epoch_loop_trips(const cg_linear_shape s, size_t L) {
+  const double n = s.batch < s.samples ? s.batch : s.samples, F = s.features, C = s.classes;
+  double R = 1;
+  while (R < n && R < (double)L) R *= 2;
+  const double P = (double)L / R, c4 = ceil(C / 4);
+  const double batch = ceil(n / R) * (1 + c4 * (ceil(F / P) + log2(P) + 1)) +
+                       ceil(n / (double)L) * (3 * C + 1) + log2((double)L) +
+                       ceil((F + 1) / (double)L) * (1 + c4 * (n + 1));
+  return ceil((double)s.samples / s.batch) * (batch + 1);
+}
+
 static cg_rc cl_linear_epoch_prepare(const cg_backend_env *env, const char *mode,
                                      const void *problem, void **state, cg_prepared *out,
                                      cg_error *err) {
@@ -106,10 +124,21 @@ static cg_rc cl_linear_epoch_prepare(const cg_backend_env *env, const char *mode
   const char *why = cl_linear_mode_unsupported("epoch", mode ? mode : "");
   CG_CHECK(!why, CG_UNSUPPORTED, "%s", why);
   CG_TRY(cg_cl_linear_create(env, mode, problem, false, CG_CL_LINEAR_EPOCH, &l, out, err));
+  /* one work-item loops over the whole epoch: more than some drivers run (loop_limit.h) */
+  uint64_t limit = 0;
+  const cg_program_store store = {env->kernel_dir, env->binary_cache};
+  CG_TRY(cg_loop_limit(l->dev, &store, &limit, err));
+  const double trips = epoch_loop_trips(l->setup.shape, l->epoch_local);
+  CG_CHECK(cg_loop_limit_holds(limit, trips), CG_UNSUPPORTED,
+           "variant epoch would loop %.0f times in a work-item of one launch, and this driver "
+           "ends a work-item's loops after %llu",
+           trips, (unsigned long long)limit);
   l->compute_epoch = epoch_compute;
   l->launches = -1; /* one launch per epoch: no whole number per batch */
   *state = l;
+  l = NULL;
 cleanup:
+  cg_cl_linear_release(l);
   return rc;
 }
 

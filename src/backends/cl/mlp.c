@@ -13,6 +13,7 @@
 #include "backends/cl/mlp_products.h"
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
+#include "clgauge/loop_limit.h"
 
 enum { VARIANT_PER_OP, VARIANT_FUSED };
 /* How a run of cl/fused trains: the fused kernels, or the products step. */
@@ -389,6 +390,44 @@ cleanup:
   return rc;
 }
 
+/* The most loop iterations a work-item of the fused launches runs in one launch, counted from
+ * cl/mlp.cl's loops with each inner loop's trips within each outer one, as written (a compiler
+ * that unrolls some runs fewer): held against a driver's loop limit (clgauge/loop_limit.h). */
+static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
+  const double N = s.batch, H = s.hidden, O = s.dout;
+  const double bi = c->ty * c->rm, bj = c->tx * c->rn, nc = c->ty * c->rm2, wga = c->tx * c->ty;
+  const double kc = c->kc, rm = c->rm, rn = c->rn, rm2 = c->rm2;
+  const double lpb = ceil(kc * bj / wga), lpa_g1 = ceil(kc * bi / wga),
+               lpa_fw = ceil(kc * nc / wga), lpa = fmax(lpa_g1, lpa_fw);
+  /* launch A, per tile: the g1 chunks (dz1 computed per element where DZ1A), the update, the
+   * forward chunks */
+  const double g1 = ceil(N / kc) * (lpa_g1 + lpb * (1 + (c->dz1a ? O : 0)) + lpa + lpb +
+                                    kc * (rm * rn + rm + (rm + rn) / c->vw));
+  const double fw = c->nch * ceil(bi / kc) *
+                        (lpa_fw + 2 * lpb + lpa + kc * (rm2 * rn + rm2 + rm2 / c->vw2 + rn / c->vw)) +
+                    c->nch * (rm2 * rn + rm2);
+  const double a = c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2);
+  /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
+   * R, w2's copy or dz1 and the w2 update */
+  const double w = c->wgb, no = N * O, per = ceil(no / w);
+  const double sb = no < w ? floor(w / no) : 1;
+  double b = per * (O + 1) * 2 + log2(w) + ceil(O * O / w) * (N + 2);
+  if (c->three)
+    b += no < w ? ceil(c->rcb / sb) + sb : per * (1 + c->rcb);
+  else
+    b += ceil(N * H / w) * (c->rgroups + 1) + (no < w ? ceil(H / sb) + sb : per * (1 + H)) +
+         (c->dz1a ? ceil(H * O / w) : ceil(N * H / w) * (O + 1)) + ceil(H * O / w) * (N + 1);
+  /* launch R: w2's update, h1 from the partials, its share of h1 w2 */
+  double r = 0;
+  if (c->three) {
+    const double re = N * c->rc, sr = re < c->wr ? floor(c->wr / re) : 1;
+    r = ceil(re / c->wr) * (2 + (re < c->wr ? sr : c->rgroups)) +
+        ceil(c->rc * O / c->wr) * (N + 1) + (re < c->wr ? ceil(c->rgroups / sr) : 0) +
+        ceil(N * O / c->wr) * (c->rc + 1);
+  }
+  return fmax(fmax(a, b), fmax(r, O)); /* launch D: one dz1 element, DOUT trips */
+}
+
 static cg_rc fused_wide(cl_mlp *m, int backward, int forward, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int b = backward, f = forward;
@@ -624,25 +663,22 @@ static const cg_tune_space cl_mlp_tune[] = {
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
 };
 
-static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, const char *mode,
-                            const void *problem, void **state, cg_prepared *out,
-                            cg_error *err) {
+/* The variant (v) with that strategy. *trips: where the fused kernels are built to run (not the
+ * persistent path), the most loop iterations of a work-item in one launch if they are beyond the
+ * device's loop limit (*limit), else 0. */
+static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
+                              cg_origin strategy_origin, const cg_mlp_setup *setup,
+                              void **state, cg_prepared *out, double *trips, uint64_t *limit,
+                              cg_error *err) {
   cg_rc rc = CG_OK;
-  const cg_mlp_setup *setup = problem;
-  const int v = cg_variant_index(cl_mlp_variants, variant);
+  *trips = 0;
+  *limit = 0;
   cl_mlp *m = calloc(1, sizeof *m);
   CG_CHECK(m, CG_ERROR, "out of memory");
-  CG_CHECK(v >= 0, CG_BAD_INPUT, "unknown cl mlp variant '%s'", variant);
   const cg_device *dev = cg_cl_env_device(env);
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   const cg_mlp_shape s = setup->shape;
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
-  int strategy = STRATEGY_KERNELS;
-  cg_origin strategy_origin = CG_ORIGIN_DEFAULT;
-  /* room for further strategies of cl/fused here: each one a choice by shape and device */
-  if (v == VARIANT_FUSED)
-    CG_TRY(fused_strategy(s, cg_device_get_info(dev), env->overrides, &strategy,
-                          &strategy_origin, err));
   m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
   if (m->stepped) {
     CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
@@ -701,6 +737,10 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
       /* the configuration again, now checked against the built kernels */
       const uint64_t t1 = cg_now_ns();
       CG_TRY(fused_build(env, m, &out->config, &tally, err));
+      const cg_program_store store = {env->kernel_dir, env->binary_cache};
+      CG_TRY(cg_loop_limit(dev, &store, limit, err));
+      const double most = fused_loop_trips(&m->cfg, s);
+      if (!cg_loop_limit_holds(*limit, most)) *trips = most;
       out->compile_ms += cg_ns_to_ms(cg_now_ns() - t1);
     }
   }
@@ -709,6 +749,44 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   m = NULL;
 cleanup:
   cl_mlp_release(m);
+  return rc;
+}
+
+static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, const char *mode,
+                            const void *problem, void **state, cg_prepared *out,
+                            cg_error *err) {
+  (void)mode;
+  cg_rc rc = CG_OK;
+  const cg_mlp_setup *setup = problem;
+  const int v = cg_variant_index(cl_mlp_variants, variant);
+  CG_CHECK(v >= 0, CG_BAD_INPUT, "unknown cl mlp variant '%s'", variant);
+  int strategy = STRATEGY_KERNELS;
+  cg_origin strategy_origin = CG_ORIGIN_DEFAULT;
+  /* room for further strategies of cl/fused here: each one a choice by shape and device */
+  if (v == VARIANT_FUSED)
+    CG_TRY(fused_strategy(setup->shape, cg_device_get_info(cg_cl_env_device(env)),
+                          env->overrides, &strategy, &strategy_origin, err));
+  double trips = 0;
+  uint64_t limit = 0;
+  CG_TRY(prepare_strategy(env, v, strategy, strategy_origin, setup, state, out, &trips, &limit,
+                          err));
+  if (trips == 0) goto cleanup;
+  /* The fused kernels would loop longer than the driver runs a work-item's loops (Mesa 22.3's
+   * llvmpipe, at batch x dout from about 11000 where dout is 64): the products step, whose
+   * kernels loop over k in tiles, unless the fused kernels were asked for. */
+  cl_mlp_release(*state);
+  *state = NULL;
+  char why[200];
+  snprintf(why, sizeof why,
+           "the fused kernels would loop %.0f times in a work-item of one launch, and this driver "
+           "ends a work-item's loops after %llu",
+           trips, (unsigned long long)limit);
+  CG_CHECK(strategy_origin != CG_ORIGIN_OVERRIDE, CG_UNSUPPORTED, "--kernel-param STRATEGY=0: %s",
+           why);
+  CG_TRY(prepare_strategy(env, v, STRATEGY_PRODUCTS, CG_ORIGIN_FALLBACK, setup, state, out,
+                          &trips, &limit, err));
+  snprintf(out->config.path, sizeof out->config.path, "products step: %s", why);
+cleanup:
   return rc;
 }
 
