@@ -139,7 +139,7 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * only gate the work between them.
  *
  * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2, PF below; RGROUPS the row groups of A (partials);
+ * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE below; RGROUPS the row groups of A (partials);
  * NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and
  * column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
@@ -198,6 +198,9 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #ifndef PF
 #define PF 0
 #endif
+#ifndef STAGE
+#define STAGE 1
+#endif
 #define LPB ((KC * BJ + WGA - 1) / WGA)
 #define LPA_G1 ((KC * BI + WGA - 1) / WGA)
 #define LPA_FW ((KC * NC + WGA - 1) / WGA)
@@ -246,6 +249,30 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
                                                                      : 0.0f;                      \
     }                                                                                             \
   } while (0)
+/* STAGE 0: the same chunks loaded straight into As and Bs, without the registers (faster on
+ * CPU drivers, where a work-item's private array costs memory traffic) */
+#define LOAD_G1(n0_)                                                                              \
+  do {                                                                                            \
+    for (int q = t; q < KC * BI; q += WGA) {                                                      \
+      const int k = q / BI, i = q % BI;                                                           \
+      As[k][i] = (n0_) + k < NB && i0 + i < DIN ? x[((n0_) + k) * DIN + i0 + i] : 0.0f;           \
+    }                                                                                             \
+    for (int q = t; q < KC * BJ; q += WGA) {                                                      \
+      const int k = q / BJ, j = q % BJ;                                                           \
+      Bs[k][j] = (n0_) + k < NB && j0 + j < HID ? DZ1_AT((n0_) + k, j0 + j) : 0.0f;               \
+    }                                                                                             \
+  } while (0)
+#define LOAD_FW(n0_, k0_)                                                                         \
+  do {                                                                                            \
+    for (int q = t; q < KC * NC; q += WGA) {                                                      \
+      const int n = q / KC, k = q % KC, i = i0 + (k0_) + k;                                       \
+      As[k][n] = (n0_) + n < NB && (k0_) + k < BI && i < DIN ? x[((n0_) + n) * DIN + i] : 0.0f;   \
+    }                                                                                             \
+    for (int q = t; q < KC * BJ; q += WGA) {                                                      \
+      const int k = q / BJ, j = q % BJ, i = i0 + (k0_) + k;                                       \
+      Bs[k][j] = (k0_) + k < BI && i < DIN && j0 + j < HID ? w1[i * HID + j0 + j] : 0.0f;         \
+    }                                                                                             \
+  } while (0)
 /* pa into As at A_AT (of element e of a KC x ROWS part), pb into Bs[k][j] */
 #define STORE(ROWS, COLS, A_AT)                                                                   \
   do {                                                                                            \
@@ -275,7 +302,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
    * tile per work-group it is then not live during the backward part, whose RM x RN block
    * alone sets the registers a work-item needs */
   float acc2[RM2][RN];
-  float pa[LPA], pb[LPB]; /* a work-item's share of the next chunk of As and Bs */
+  float pa[LPA], pb[LPB]; /* a work-item's share of the next chunk of As and Bs (STAGE 1) */
 
   for (int tile = 0; tile < TPG; ++tile) {
     const int i0 = (rg * TPG + tile) * BI;
@@ -285,8 +312,12 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
     for (int n0 = 0; n0 < NB; n0 += KC) {
       if (backward) {
+#if STAGE
         if (!PF || n0 == 0) FETCH_G1(n0);
         STORE(BI, BJ, As[e / BI][e % BI]);
+#else
+        LOAD_G1(n0);
+#endif
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       if (backward && PF && n0 + KC < NB) FETCH_G1(n0 + KC);
@@ -324,8 +355,12 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       const int n0 = ch * NC;
       for (int k0 = 0; k0 < BI; k0 += KC) {
         if (forward) {
+#if STAGE
           if (!PF || (ch == 0 && k0 == 0)) FETCH_FW(n0, k0);
           STORE(NC, BJ, As[e % KC][e / KC]);
+#else
+          LOAD_FW(n0, k0);
+#endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (forward && PF) {

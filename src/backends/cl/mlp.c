@@ -24,12 +24,13 @@ typedef struct fused_config {
   int tx, ty, rm, rn, rm2, kc, tpg; /* launch A: work-items, register blocks, chunk, tiles */
   int vw, vw2;                      /* launch A's vector reads of local memory */
   int pf;                           /* launch A fetches the next chunk while multiplying */
+  int stage;                        /* launch A's chunks go through registers (PF needs it) */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, kc, tpg, vw, pf, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, kc, tpg, vw, pf, stage, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -246,6 +247,21 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->origin.pf = CG_ORIGIN_DEFAULT;
   c->pf = cg_kernel_override(ov, "PF", 0, &c->origin.pf);
   CG_CHECK(c->pf == 0 || c->pf == 1, CG_BAD_INPUT, "--kernel-param PF=%d: must be 0 or 1", c->pf);
+  /* STAGE 1: each chunk is fetched into registers, then stored to local memory (the scheme the
+   * prefetch needs, measured on the H200); 0: loaded straight into local memory. On CPU drivers
+   * the registers cost: rusticl on llvmpipe took 323 ms per iteration at 32 x 4096 x 512 x 8
+   * with them, 270 without (PoCL alike either way; bench/RESULTS.md, 2026-12-05) */
+  c->origin.stage = CG_ORIGIN_DEFAULT;
+  c->stage = cg_kernel_override(ov, "STAGE", info->type & CL_DEVICE_TYPE_CPU ? 0 : 1,
+                                &c->origin.stage);
+  CG_CHECK(c->stage == 0 || c->stage == 1, CG_BAD_INPUT,
+           "--kernel-param STAGE=%d: must be 0 or 1", c->stage);
+  CG_CHECK(!c->pf || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
+           "--kernel-param STAGE=0: PF=1 fetches through registers (STAGE=1)");
+  if (c->pf && !c->stage) {
+    c->stage = 1;
+    c->origin.stage = CG_ORIGIN_FALLBACK;
+  }
 
   c->wgb = (int)cg_pow2_floor(limit < 1024 ? limit : 1024);
   c->origin.wgb = CG_ORIGIN_DEFAULT;
@@ -293,7 +309,8 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
   } params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
                 {"R", c->rm, c->origin.r},         {"KC", c->kc, c->origin.kc},
                 {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
-                {"PF", c->pf, c->origin.pf},       {"THREE", c->three, c->origin.three},
+                {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
+                {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
                 {"WGB", c->wgb, c->origin.wgb}};
   for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
@@ -323,10 +340,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     if (!configured) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
-             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d "
+             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DRGROUPS=%d -DNCH=%d "
+             "-DTHREE=%d "
              "-DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc,
+             c->vw, c->vw2, c->pf, c->stage, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc,
              c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
@@ -640,7 +658,7 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",      "TY",      "R",       "KC",   "TPG",        "VW",     "PF",
+    "STRATEGY", "TX",      "TY",      "R",       "KC",   "TPG",        "VW",     "PF", "STAGE",
     "THREE",    "DZ1A",    "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK", "DZ1P",
     "SPLITS",   "LOSSG",   NULL};
 
@@ -649,7 +667,7 @@ static const char *const cl_mlp_kernel_params[] = {
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     10,
+     11,
      {{"STRATEGY", 2, {0, 1}},
       {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
@@ -658,6 +676,7 @@ static const cg_tune_space cl_mlp_tune[] = {
       {"TPG", 2, {1, 2}},
       {"VW", 3, {1, 2, 4}},
       {"PF", 2, {0, 1}},
+      {"STAGE", 2, {0, 1}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
@@ -783,8 +802,10 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
            trips, (unsigned long long)limit);
   CG_CHECK(strategy_origin != CG_ORIGIN_OVERRIDE, CG_UNSUPPORTED, "--kernel-param STRATEGY=0: %s",
            why);
+  const double tried_ms = out->compile_ms; /* the fused kernels' build counts too */
   CG_TRY(prepare_strategy(env, v, STRATEGY_PRODUCTS, CG_ORIGIN_FALLBACK, setup, state, out,
                           &trips, &limit, err));
+  out->compile_ms += tried_ms;
   snprintf(out->config.path, sizeof out->config.path, "products step: %s", why);
 cleanup:
   return rc;
