@@ -4,9 +4,10 @@
 # configurations on both drivers; linear's prefetch with constant loop bounds on PoCL 5.0 and on
 # the H200 (resident, pinned); the big preset with dz1 in a launch of its own (DZ1A=0) against A
 # computing it, with A's vector width and prefetch, two shapes with fewer row groups, and the
-# products step (STRATEGY=1); the first run from process start (the fused fallback now built
-# only when a persistent launch fails). Not run: the call found no GPU machine lent; for the
-# next session (stage the bundle again first; DZ1A's default is 1 again).
+# products step (STRATEGY=1), and launch A's chunks straight into local memory (STAGE=0, the
+# CPU drivers' default since 2026-12-05); the first run from process start (the fused fallback
+# now built only when a persistent launch fails). Not run: the call found no GPU machine lent;
+# for the next session (stage the bundle again first; DZ1A's default is 1 again).
 #   bash bench/results/2026-12-04-h200-night/run4.sh BUNDLE OUT
 set -uo pipefail
 bundle=$1
@@ -36,7 +37,7 @@ done
 
 big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 step big-default 120 "${b[@]}" "${big[@]}" --json "$o/big-default.json"
-for kp in DZ1A=0 DZ1A=0,VW=2 DZ1A=0,PF=1 DZ1A=0,VW=2,PF=1; do
+for kp in DZ1A=0 DZ1A=0,VW=2 DZ1A=0,PF=1 DZ1A=0,VW=2,PF=1 STAGE=0; do
   n=$(echo "$kp" | tr ',=' '-_')
   step big-$n 120 "${b[@]}" "${big[@]}" --kernel-param "$kp" --json "$o/big-$n.json"
 done
