@@ -1,5 +1,5 @@
-/* A driver's limit on the loop iterations of a work-item in one launch. Mesa's llvmpipe (rusticl
- * and Clover on the CPU) ends every loop of a work-item once that work-item has run 65535
+/* A driver's limit on the loop iterations of a work-item in one launch. Mesa's llvmpipe
+ * (rusticl's CPU device) ends every loop of a work-item once that work-item has run 65535
  * iterations in all in the launch (gallivm's loop limiter): a kernel that loops longer computes
  * less than it should, and says nothing. Seen in Mesa 22.3.6 (Debian 12); Mesa 25.0.7 runs every
  * iteration. Kernels whose work-items may loop that long check their count against the limit
