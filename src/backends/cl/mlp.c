@@ -276,11 +276,13 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->three = (double)c->rgroups * N * H > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
-  /* With three launches dz1 is computed in A (the default), each row group again for its
-   * columns, or once in a launch D of its own (DZ1A=0), which costs a launch. On the H200 at the
-   * big preset (40 row groups) launch A took 352 us without dz1 against 447 with it
-   * (bench/RESULTS.md, 2026-12-04 night); the whole iteration with D is not measured yet. */
-  c->dz1a = cg_kernel_override(ov, "DZ1A", c->three, &c->origin.dz1a) != 0;
+  /* With three launches dz1 is computed in A, each row group again for its columns, or once in
+   * a launch D of its own (DZ1A=0), which costs a launch. On a GPU, D: on the H200 the iteration
+   * took 406 us with D against 491 at the big preset, 43 against 47 at 32 x 4096 x 512 x 8 and
+   * 76 against 91 at 64 x 2048 x 2048 x 8 (bench/RESULTS.md, 2026-12-05). On CPU drivers dz1
+   * stays in A: a launch costs rusticl about 0.3 ms, and D is not measured there. */
+  const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
+  c->dz1a = cg_kernel_override(ov, "DZ1A", c->three && !gpu, &c->origin.dz1a) != 0;
   /* launch R: all NB rows of RC columns per work-group, RC small enough for a work-group per
    * compute unit */
   c->wr = lim;
