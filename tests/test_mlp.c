@@ -358,6 +358,13 @@ static void problem_draw(problem *p, shape s, bool update_w3, int steps, float l
     const bool tie = r.near_tie;
     ref64_free(&r);
     if (tie) continue;
+    /* a loss that cancels, y within a few percent of t everywhere, cannot be checked to TOL in
+     * fp32 (at 1 x 33 x 16 x 1 a loss of 1.1e-8 came out 2.5e-3 off on PoCL 5.0): draw again */
+    double t2 = 0;
+    for (size_t i = 0; i < N * O; ++i) t2 += (double)p->in.t[i] * p->in.t[i];
+    bool cancels = false;
+    for (int k = 0; k < steps; ++k) cancels |= p->loss[k] < 1e-3 * t2;
+    if (cancels) continue;
     bool tame = true;
     for (int k = 1; k < steps; ++k)
       tame &= rel_diff64(p->w1[k], p->w1[k - 1], D * H) <= 2 * STEP_CHANGE &&

@@ -193,11 +193,14 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   const int kc0 = cg_kernel_override(ov, "KC", 16, &c->origin.kc);
   CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param KC=%d: below 1", kc0);
   const int r0 = r;
-  /* vector reads on a GPU; a CPU driver runs a work-group's items as lanes of its own vectors,
-   * where a work-item's float4 becomes a gather (PoCL: twice as slow at 8 x 16 x 16 x 1) */
+  /* vector reads on a GPU, float2: on the H200 with launch D, float2 took 371 us per iteration
+   * at the big preset against 403 with float4, 38 against 43 at 32 x 4096 x 512 x 8 and 65
+   * against 76 at 64 x 2048 x 2048 x 8 (bench/RESULTS.md, 2026-12-05); a CPU driver runs a
+   * work-group's items as lanes of its own vectors, where a work-item's vector becomes a gather
+   * (PoCL: float4 twice as slow at 8 x 16 x 16 x 1) */
   c->origin.vw = CG_ORIGIN_DEFAULT;
   const int vw0 =
-      cg_kernel_override(ov, "VW", info->type & CL_DEVICE_TYPE_CPU ? 1 : 4, &c->origin.vw);
+      cg_kernel_override(ov, "VW", info->type & CL_DEVICE_TYPE_CPU ? 1 : 2, &c->origin.vw);
   CG_CHECK(vw0 == 1 || vw0 == 2 || vw0 == 4, CG_BAD_INPUT,
            "--kernel-param VW=%d: must be 1, 2 or 4", vw0);
   c->kc = kc0;
