@@ -194,8 +194,10 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param KC=%d: below 1", kc0);
   const int r0 = r;
   /* vector reads on a GPU, float2: on the H200 with launch D, float2 took 371 us per iteration
-   * at the big preset against 403 with float4, 38 against 43 at 32 x 4096 x 512 x 8 and 65
-   * against 76 at 64 x 2048 x 2048 x 8 (bench/RESULTS.md, 2026-12-05); a CPU driver runs a
+   * at the big preset against 403 with float4, 38 against 43 at 32 x 4096 x 512 x 8, 65 against
+   * 76 at 64 x 2048 x 2048 x 8 and 30 against 37 at 64 x 16 x 5000 x 8; float4 was 2-10% faster
+   * at batch 8 and 16 and at 64 x 128 x 8192 x 1 (bench/RESULTS.md, 2026-12-05): a choice by
+   * shape is still to be made. A CPU driver runs a
    * work-group's items as lanes of its own vectors, where a work-item's vector becomes a gather
    * (PoCL: float4 twice as slow at 8 x 16 x 16 x 1) */
   c->origin.vw = CG_ORIGIN_DEFAULT;
