@@ -128,9 +128,8 @@ static cg_rc cl_linear_epoch_prepare(const cg_backend_env *env, const char *mode
   /* one work-item loops over the whole epoch: more than some drivers run (loop_limit.h); the
    * measure, where there is one to make, counts as compile time (it builds a program) */
   uint64_t limit = 0;
-  const cg_program_store store = {env->kernel_dir, env->binary_cache};
   const uint64_t t0 = cg_now_ns();
-  CG_TRY(cg_loop_limit(l->dev, &store, &limit, err));
+  CG_TRY(cg_backend_loop_limit(env, &limit, err));
   out->compile_ms += cg_ns_to_ms(cg_now_ns() - t0);
   const double trips = epoch_loop_trips(l->setup.shape, l->epoch_local);
   CG_CHECK(cg_loop_limit_holds(limit, trips), CG_UNSUPPORTED,

@@ -144,8 +144,7 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant, c
   if (var->outputs_per_item > 0) {
     /* its measure, where there is one to make, counts as compile time: it builds a program */
     uint64_t limit = 0;
-    const cg_program_store store = {env->kernel_dir, env->binary_cache};
-    CG_TRY(cg_loop_limit(cg_cl_env_device(env), &store, &limit, err));
+    CG_TRY(cg_backend_loop_limit(env, &limit, err));
     const double trips = loop_trips(var, edge, shape.k);
     CG_CHECK(cg_loop_limit_holds(limit, trips), CG_UNSUPPORTED,
              "variant %s would loop about %.0f times in a work-item at k = %d, and this driver "

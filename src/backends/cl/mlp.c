@@ -763,8 +763,7 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
       /* the configuration again, now checked against the built kernels */
       const uint64_t t1 = cg_now_ns();
       CG_TRY(fused_build(env, m, &out->config, &tally, err));
-      const cg_program_store store = {env->kernel_dir, env->binary_cache};
-      CG_TRY(cg_loop_limit(dev, &store, limit, err));
+      CG_TRY(cg_backend_loop_limit(env, limit, err));
       const double most = fused_loop_trips(&m->cfg, s);
       if (!cg_loop_limit_holds(*limit, most)) *trips = most;
       out->compile_ms += cg_ns_to_ms(cg_now_ns() - t1);

@@ -2,6 +2,8 @@
  * device times of runs, and the limits of a work-group. */
 #include "backends/opencl/opencl_backend.h"
 
+#include "clgauge/loop_limit.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,11 @@ double cg_cl_backend_open_overlap_ms(const void *device) {
 }
 
 const cg_device *cg_cl_env_device(const cg_backend_env *env) { return env->device; }
+
+cg_rc cg_backend_loop_limit(const cg_backend_env *env, uint64_t *limit, cg_error *err) {
+  const cg_program_store store = {env->kernel_dir, env->binary_cache};
+  return cg_loop_limit(cg_cl_env_device(env), &store, limit, err);
+}
 
 cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *options,
                        cl_program *out, cg_build_tally *tally, cg_error *err) {

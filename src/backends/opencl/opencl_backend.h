@@ -27,6 +27,9 @@ typedef struct cg_build_tally {
   int builds, cached;
 } cg_build_tally;
 
+/* The device's loop limit (clgauge/loop_limit.h), measured from env's program store. */
+cg_rc cg_backend_loop_limit(const cg_backend_env *env, uint64_t *limit, cg_error *err);
+
 /* Build cl/<name> for env's device through its kernel directory and binary cache, and count the
  * build. */
 cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *options,
