@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Runs one clgauge command on Oclgrind's simulated device with its checks on, and fails on any
 # report: data races, out-of-bounds and uninitialised accesses, barrier divergence, API misuse.
-#   oclgrind_run.sh RECORDS [--expect-report REGEX] [--without-uninitialized]
+#   oclgrind_run.sh RECORDS [--expect-report REGEX] [--without-uninitialized] [--path PREFIX]
 #                   [OCLGRIND OPTIONS...] -- CLGAUGE ARGS...
 # Passes when clgauge exits 0, stderr is empty, and the results hold RECORDS records, all 'ok' and
 # all on Oclgrind; RECORDS "probe" instead asks for one probe of Oclgrind and no records (clgauge
 # probe). With --expect-report (a kernel broken on purpose) it passes only when the reports match
 # REGEX instead. --without-uninitialized leaves out the uninitialised-value check, for kernels in
 # float16: Oclgrind 21.10 reports the upper eight lanes of any float16 built from a scalar as
-# uninitialised (their values are right), and crashes on a float16 made of two float8. Exits 77
-# (skipped) where oclgrind is not installed.
+# uninitialised (their values are right), and crashes on a float16 made of two float8. --path:
+# every record's kernel path (the record's "path") begins with PREFIX, so that a case meant for
+# one path (e.g. "launches") cannot pass on another. Exits 77 (skipped) where oclgrind is not
+# installed.
 #
 # Reports are read from stderr: Oclgrind's exit status is the program's own, 0 with reports, and
 # its --log file is reopened, truncated, for every OpenCL context, so it keeps only the last
@@ -28,6 +30,11 @@ uninitialized=(--uninitialized)
 if [ "${1:-}" = "--without-uninitialized" ]; then
   uninitialized=()
   shift
+fi
+path_prefix=""
+if [ "${1:-}" = "--path" ]; then
+  path_prefix=${2:?--path needs a prefix}
+  shift 2
 fi
 shape=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do
@@ -96,6 +103,11 @@ elif [ -f "$tmp/results.json" ]; then
   [ "$ok" -eq "$total" ] || problems+=("$((total - ok)) of $total records not ok")
   [ "$devices" -eq 1 ] || problems+=("$devices devices in the results, expected Oclgrind alone")
   [ "$on_oclgrind" -eq "$total" ] || problems+=("$((total - on_oclgrind)) records not on Oclgrind")
+  if [ -n "$path_prefix" ]; then
+    on_path=$(grep -Ec "\"path\":[[:space:]]*\"$path_prefix" "$tmp/results.json")
+    [ "$on_path" -eq "$total" ] ||
+      problems+=("$((total - on_path)) of $total records not on the path '$path_prefix...'")
+  fi
 else
   problems+=("no results file")
 fi
