@@ -139,9 +139,9 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * only gate the work between them.
  *
  * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE below; RGROUPS the row groups of A (partials);
- * NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows, columns and
- * column blocks; WGB: work-items of launch B, a power of two. */
+ * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, FWR, KV below; RGROUPS the row groups of A
+ * (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows,
+ * columns and column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
@@ -200,6 +200,22 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #endif
 #ifndef STAGE
 #define STAGE 1
+#endif
+/* FWR 1: the forward part takes w1 from the registers of the update (each work-item writes its
+ * rows of the updated tile into Bs, KV of them per chunk: KF = TY KV rows of the tile) instead of
+ * reading the tile back from global memory in chunks of KC; x goes straight into As. FWR 2: the
+ * same with the chunk loop unrolled. */
+#ifndef FWR
+#define FWR 0
+#endif
+#ifndef KV
+#define KV 1
+#endif
+#define KF (TY * KV)
+#if FWR && KF > KC
+#define KA KF
+#else
+#define KA KC
 #endif
 #define LPB ((KC * BJ + WGA - 1) / WGA)
 #define LPA_G1 ((KC * BI + WGA - 1) / WGA)
@@ -291,8 +307,8 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
                __global const float *h1, __global const float *dz2, __global const float *w2p,
                __global float *part, const float lr, const int backward, const int forward) {
   /* x[n0+k][i0+i] (g1), then x[n0+n][i0+k0+k] as As[k][n]; aligned for the vector reads */
-  __local float As[KC][LDS] __attribute__((aligned(16)));
-  __local float Bs[KC][BJ] __attribute__((aligned(16))); /* dz1[n0+k][j0+j], then w1 */
+  __local float As[KA][LDS] __attribute__((aligned(16)));
+  __local float Bs[KA][BJ] __attribute__((aligned(16))); /* dz1[n0+k][j0+j], then w1 */
   const int t = get_local_id(0);
   const int tx = t % TX, ty = t / TX;
   const int j0 = get_group_id(0) * BJ;
@@ -335,6 +351,19 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       }
       barrier(CLK_LOCAL_MEM_FENCE);
     }
+#if FWR
+    /* w1 as it now is (updated where `backward`) stays in acc1 for the forward part */
+    for (int r = 0; r < RM; ++r) {
+      const int row = i0 + SHARE_AT(r, ty, TY, VW);
+      for (int c = 0; c < RN; ++c) {
+        const int col = j0 + SHARE_AT(c, tx, TX, VW);
+        const bool in = row < DIN && col < HID;
+        acc1[r][c] = (in ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
+        if (backward && in) w1[row * HID + col] = acc1[r][c];
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
     if (backward) {
       for (int r = 0; r < RM; ++r) {
         const int row = i0 + SHARE_AT(r, ty, TY, VW);
@@ -346,6 +375,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     }
     /* the updated w1 tile is read back below by other work-items of this group */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
+#endif
 
     /* the partial product x[:,I] w1[I,J], in row chunks of NC */
     if (tile == 0)
@@ -353,6 +383,38 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         for (int c = 0; c < RN; ++c) acc2[r][c] = 0.0f;
     for (int ch = 0; ch < NCH; ++ch) {
       const int n0 = ch * NC;
+#if FWR
+      /* chunk q: the rows r in [q KV, (q + 1) KV) of every work-item's block, KF rows of the
+       * tile */
+#if FWR == 2
+      /* unrolled, the compiler can see each row of acc1 die after its chunk (PoCL 3.1 takes
+       * minutes to build it so, its barriers multiplied) */
+      #pragma unroll
+#endif
+      for (int q = 0; q < RM / KV; ++q) {
+        if (forward) {
+          for (int r = q * KV; r < (q + 1) * KV; ++r)
+            for (int c = 0; c < RN; ++c)
+              Bs[ty * KV + r % KV][SHARE_AT(c, tx, TX, VW)] = acc1[r][c];
+          for (int e = t; e < KF * NC; e += WGA) {
+            const int n = e / KF, k = e % KF;
+            const int i = i0 + SHARE_AT(q * KV + k % KV, k / KV, TY, VW);
+            As[k][n] = n0 + n < NB && i < DIN ? x[(n0 + n) * DIN + i] : 0.0f;
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+        if (forward) {
+          for (int k = 0; k < KF; ++k) {
+            float a[RM2], b[RN];
+            mlp_share(As[k], ty, TY, RM2, VW2, a);
+            mlp_share(Bs[k], tx, TX, RN, VW, b);
+            for (int r = 0; r < RM2; ++r)
+              for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];
+          }
+        }
+        barrier(CLK_LOCAL_MEM_FENCE);
+      }
+#else
       for (int k0 = 0; k0 < BI; k0 += KC) {
         if (forward) {
 #if STAGE
@@ -379,6 +441,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         }
         barrier(CLK_LOCAL_MEM_FENCE);
       }
+#endif
       /* with TPG > 1 there is one chunk (NCH == 1) and the sum runs on over the tiles to the
        * last (with TPG == 1 every tile is the last) */
       if (forward && tile == TPG - 1) {

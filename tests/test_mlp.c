@@ -798,7 +798,8 @@ static void expect_param(const cg_kernel_config *c, const char *name, int value,
  * fallback unless `overridden` lists it. */
 static void expect_fused_names(const cg_kernel_config *c, const char *const *overridden,
                                const char *where) {
-  static const char *const names[] = {"TX", "TY", "R", "KC", "TPG", "THREE", "DZ1A"};
+  static const char *const names[] = {"TX",  "TY",  "R",     "RN",   "KC",
+                                      "TPG", "FWR", "THREE", "DZ1A", "RC"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const cg_kernel_param *p = find_param(c, names[i]);
     ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, names[i]);
@@ -1047,7 +1048,9 @@ START_TEST(test_fused_overrides) {
              {"STRATEGY=1,SPLITK=3", 17}, {"STRATEGY=1,DZ1P=-1", 17},
              {"STRATEGY=1,SPLITS=-1", 17}, {"STRATEGY=1,SPLITS=257", 17},
              {"STRATEGY=1,LOSSG=0", 17}, {"PERSIST=1,WG_PERSIST=0", 17},
-             {"PERSIST=1,WG_PERSIST=3", 17}, {"PERSIST=1,WG_PERSIST=999999", 17}};
+             {"PERSIST=1,WG_PERSIST=3", 17}, {"PERSIST=1,WG_PERSIST=999999", 17},
+             {"FWR=3", 17}, {"FWR=-1", 17}, {"RC=0", 17}, {"RC=257", 17},
+             {"RN=0", 17}, {"RN=17", 17}, {"R=4,RN=2,VW=4", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -1191,8 +1194,10 @@ END_TEST
 /* Blockings that fused_configure picks on some device but the CPU drivers' own picks never reach
  * (R = 8, 4, 2, 1 with the default work-groups; more row chunks than one; three launches with a
  * wide register block; the smallest chunk), and the settings only an override gives (TPG = 2,
- * with a row group past din; an odd chunk): each named in the configuration as given, in the
- * build options, and correct over three iterations on every device. */
+ * with a row group past din; an odd chunk; the forward part from registers, FWR, with float2 and
+ * float4 rows, several row chunks of x, and unrolled with two tiles per group): each named in the
+ * configuration as given, in the build options, and correct over three iterations on every
+ * device. */
 START_TEST(test_fused_blockings) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
@@ -1203,8 +1208,8 @@ START_TEST(test_fused_blockings) {
   static const struct {
     const char *text;
     shape s;
-    const char *names[5];
-    int values[5];
+    const char *names[6];
+    int values[6];
   } blockings[] = {
       {"R=8", {40, 37, 41, 6}, {"R", NULL}, {8}},
       {"R=4", {40, 37, 41, 6}, {"R", NULL}, {4}},
@@ -1215,6 +1220,13 @@ START_TEST(test_fused_blockings) {
       {"R=2,KC=3", {40, 37, 41, 6}, {"R", "KC", NULL}, {2, 3}},
       {"R=1,KC=1,THREE=1,DZ1A=0", {9, 5, 33, 4}, {"R", "KC", "THREE", "DZ1A", NULL},
        {1, 1, 1, 0}},
+      {"R=2,VW=2,FWR=1", {40, 37, 41, 6}, {"R", "VW", "FWR", NULL}, {2, 2, 1}},
+      {"R=4,VW=4,FWR=1,THREE=1", {140, 37, 41, 6}, {"R", "VW", "FWR", "THREE", NULL},
+       {4, 4, 1, 1}},
+      {"R=2,FWR=2,TPG=2", {9, 70, 9, 3}, {"R", "FWR", "TPG", NULL}, {2, 2, 2}},
+      {"R=4,RN=2", {40, 37, 41, 6}, {"R", "RN", NULL}, {4, 2}},
+      {"R=2,RN=8,VW=2,FWR=1,THREE=1", {21, 37, 41, 6}, {"R", "RN", "VW", "FWR", "THREE"},
+       {2, 8, 2, 1, 1}},
   };
   for (size_t b = 0; b < sizeof blockings / sizeof blockings[0]; ++b) {
     const shape s = blockings[b].s;

@@ -25,12 +25,13 @@ typedef struct fused_config {
   int vw, vw2;                      /* launch A's vector reads of local memory */
   int pf;                           /* launch A fetches the next chunk while multiplying */
   int stage;                        /* launch A's chunks go through registers (PF needs it) */
+  int fwr, kv;                      /* launch A's forward part takes w1 from registers, KV rows */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, kc, tpg, vw, pf, stage, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, fwr, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -189,6 +190,11 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->origin.r = CG_ORIGIN_DEFAULT;
   r = cg_kernel_override(ov, "R", r, &c->origin.r);
   CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param R=%d: out of range (1..16)", r);
+  /* RN: the register block's columns, R unless overridden (R is then its rows alone) */
+  c->origin.rn = CG_ORIGIN_DEFAULT;
+  const int rn_given = cg_kernel_override(ov, "RN", r, &c->origin.rn);
+  CG_CHECK(rn_given >= 1 && rn_given <= 16, CG_BAD_INPUT,
+           "--kernel-param RN=%d: out of range (1..16)", rn_given);
   c->origin.kc = CG_ORIGIN_DEFAULT;
   const int kc0 = cg_kernel_override(ov, "KC", 16, &c->origin.kc);
   CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param KC=%d: below 1", kc0);
@@ -205,24 +211,42 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
       cg_kernel_override(ov, "VW", info->type & CL_DEVICE_TYPE_CPU ? 1 : 2, &c->origin.vw);
   CG_CHECK(vw0 == 1 || vw0 == 2 || vw0 == 4, CG_BAD_INPUT,
            "--kernel-param VW=%d: must be 1, 2 or 4", vw0);
+  /* FWR 1: launch A's forward part takes the updated tile of w1 from the registers that updated
+   * it, KV rows of each work-item's block per chunk (KV = VW, halved while the chunk does not fit
+   * the local memory), instead of reading it back from global memory in chunks of KC; 2: the
+   * same with its chunk loop unrolled, so that a compiler sees the registers free up */
+  c->origin.fwr = CG_ORIGIN_DEFAULT;
+  c->fwr = cg_kernel_override(ov, "FWR", 0, &c->origin.fwr);
+  CG_CHECK(c->fwr >= 0 && c->fwr <= 2, CG_BAD_INPUT, "--kernel-param FWR=%d: must be 0, 1 or 2",
+           c->fwr);
   c->kc = kc0;
   size_t local = 0;
+  bool fresh = true; /* KV to be set from VW */
   for (;;) {
-    c->rm = c->rn = r;
+    c->rm = r;
+    c->rn = c->origin.rn == CG_ORIGIN_OVERRIDE ? rn_given : r;
     c->rm2 = ceil_div(N, c->ty);
     if (c->rm2 > r) c->rm2 = r;
     c->vw = vector_width(r, vw0);
+    while (c->rn % c->vw != 0) c->vw /= 2;
     c->vw2 = vector_width(c->rm2, c->vw);
-    const int bi = c->ty * r, bj = c->tx * r, nc = c->ty * c->rm2, lda = bi > nc ? bi : nc;
+    if (fresh) c->kv = c->fwr ? c->vw : 1;
+    fresh = false;
+    const int bi = c->ty * r, bj = c->tx * c->rn, nc = c->ty * c->rm2, lda = bi > nc ? bi : nc;
     /* a row of As: whole vectors and one of padding with vector reads, else one float */
     const int lds = c->vw == 1 ? lda + 1 : ceil_div(lda, 4) * 4 + 4;
-    local = (size_t)c->kc * (size_t)(lds + bj) * sizeof(float);
+    /* the rows of As and Bs: KC, or with FWR the forward part's KF = TY KV if more */
+    const int kf = c->ty * c->kv, rows = c->fwr && kf > c->kc ? kf : c->kc;
+    local = (size_t)rows * (size_t)(lds + bj) * sizeof(float);
     if (local <= local_mem) break;
-    if (c->kc > 1) {
+    if (c->fwr && c->kv > 1 && kf > c->kc) {
+      c->kv /= 2;
+    } else if (c->kc > 1) {
       c->kc /= 2;
     } else if (r > 1) {
       r /= 2;
       c->kc = kc0;
+      fresh = true;
     } else {
       break;
     }
@@ -231,8 +255,9 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
            (unsigned long long)local_mem);
   if (r < r0) c->origin.r = CG_ORIGIN_FALLBACK;
+  if (r < r0 && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
   CG_CHECK(c->origin.vw != CG_ORIGIN_OVERRIDE || c->vw == vw0, CG_BAD_INPUT,
-           "--kernel-param VW=%d: must divide R=%d", vw0, c->rm);
+           "--kernel-param VW=%d: must divide R=%d and RN=%d", vw0, c->rm, c->rn);
   if (c->vw < vw0) c->origin.vw = CG_ORIGIN_FALLBACK;
   if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
   c->nch = ceil_div(N, c->ty * c->rm2);
@@ -297,6 +322,14 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   while (c->rc > 1 && ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) > local_mem)
     c->rc /= 2;
   c->origin.rc = c->rc < rc0 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+  c->rc = cg_kernel_override(ov, "RC", c->rc, &c->origin.rc);
+  CG_CHECK(c->rc >= 1 && c->rc <= 256, CG_BAD_INPUT, "--kernel-param RC=%d: out of range (1..256)",
+           c->rc);
+  if (c->three && c->origin.rc == CG_ORIGIN_OVERRIDE)
+    CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= local_mem, CG_UNSUPPORTED,
+             "--kernel-param RC=%d: launch R needs %zu bytes of local memory, the device has %llu",
+             c->rc, ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float),
+             (unsigned long long)local_mem);
   if (c->three)
     CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= local_mem,
              CG_UNSUPPORTED, "variant fused: batch %d is too large for the local memory", N);
@@ -314,9 +347,11 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
     int value;
     cg_origin origin;
   } params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
-                {"R", c->rm, c->origin.r},         {"KC", c->kc, c->origin.kc},
+                {"R", c->rm, c->origin.r},         {"RN", c->rn, c->origin.rn},
+                {"KC", c->kc, c->origin.kc},
                 {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
                 {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
+                {"FWR", c->fwr, c->origin.fwr},
                 {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
                 {"WGB", c->wgb, c->origin.wgb}};
@@ -347,12 +382,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     if (!configured) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
-             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DRGROUPS=%d -DNCH=%d "
-             "-DTHREE=%d "
-             "-DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
+             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DFWR=%d -DKV=%d "
+             "-DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->stage, c->rgroups, c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc,
-             c->rcb, c->wgb);
+             c->vw, c->vw2, c->pf, c->stage, c->fwr, c->kv, c->rgroups, c->nch, c->three, c->dz1a,
+             c->wr, c->rr, c->rc, c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
@@ -428,9 +462,11 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
    * forward chunks */
   const double g1 = ceil(N / kc) * (lpa_g1 + lpb * (1 + (c->dz1a ? O : 0)) + lpa + lpb +
                                     kc * (rm * rn + rm + (rm + rn) / c->vw));
-  const double fw = c->nch * ceil(bi / kc) *
-                        (lpa_fw + 2 * lpb + lpa + kc * (rm2 * rn + rm2 + rm2 / c->vw2 + rn / c->vw)) +
-                    c->nch * (rm2 * rn + rm2);
+  const double kf = c->ty * c->kv, inner = rm2 * rn + rm2 + rm2 / c->vw2 + rn / c->vw;
+  const double fw =
+      (c->fwr ? c->nch * (rm / c->kv) * (c->kv * rn + ceil(kf * nc / wga) + kf * inner)
+              : c->nch * ceil(bi / kc) * (lpa_fw + 2 * lpb + lpa + kc * inner)) +
+      c->nch * (rm2 * rn + rm2);
   const double a = c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2);
   /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
    * R, w2's copy or dz1 and the w2 update */
@@ -665,25 +701,27 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",      "TY",      "R",       "KC",   "TPG",        "VW",     "PF", "STAGE",
-    "THREE",    "DZ1A",    "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK", "DZ1P",
-    "SPLITS",   "LOSSG",   NULL};
+    "STRATEGY", "TX",   "TY",      "R",       "RN",   "KC",  "TPG",        "VW",     "PF",
+    "STAGE",    "FWR",  "THREE",   "DZ1A",    "RC",      "PERSIST", "PGROUPS", "SPIN",
+    "WG_PERSIST", "SPLITK", "DZ1P", "SPLITS", "LOSSG", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     11,
+     13,
      {{"STRATEGY", 2, {0, 1}},
       {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
       {"R", 4, {1, 2, 4, 8}},
+      {"RN", 4, {1, 2, 4, 8}},
       {"KC", 4, {4, 8, 16, 32}},
       {"TPG", 2, {1, 2}},
       {"VW", 3, {1, 2, 4}},
       {"PF", 2, {0, 1}},
       {"STAGE", 2, {0, 1}},
+      {"FWR", 3, {0, 1, 2}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
