@@ -219,6 +219,12 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->fwr = cg_kernel_override(ov, "FWR", 0, &c->origin.fwr);
   CG_CHECK(c->fwr >= 0 && c->fwr <= 2, CG_BAD_INPUT, "--kernel-param FWR=%d: must be 0, 1 or 2",
            c->fwr);
+  /* PoCL 3.1 took more than 15 minutes to build the unrolled loop at R=8 (its barriers): a CPU
+   * driver runs FWR=2 as 1 */
+  if (c->fwr == 2 && (info->type & CL_DEVICE_TYPE_CPU)) {
+    c->fwr = 1;
+    c->origin.fwr = CG_ORIGIN_FALLBACK;
+  }
   c->kc = kc0;
   size_t local = 0;
   bool fresh = true; /* KV to be set from VW */
