@@ -302,6 +302,18 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
     }                                                                                             \
   } while (0)
 
+/* The forward part's product over the first K rows of As and Bs, into acc2 */
+#define FORWARD_PRODUCT(K)                                                                        \
+  do {                                                                                            \
+    for (int k = 0; k < (K); ++k) {                                                               \
+      float a[RM2], b[RN];                                                                        \
+      mlp_share(As[k], ty, TY, RM2, VW2, a);                                                      \
+      mlp_share(Bs[k], tx, TX, RN, VW, b);                                                        \
+      for (int r = 0; r < RM2; ++r)                                                               \
+        for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];                                   \
+    }                                                                                             \
+  } while (0)
+
 __kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void
 mlp_fused_wide(__global const float *x, __global float *w1, __global const float *dz1,
                __global const float *h1, __global const float *dz2, __global const float *w2p,
@@ -403,15 +415,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
           }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (forward) {
-          for (int k = 0; k < KF; ++k) {
-            float a[RM2], b[RN];
-            mlp_share(As[k], ty, TY, RM2, VW2, a);
-            mlp_share(Bs[k], tx, TX, RN, VW, b);
-            for (int r = 0; r < RM2; ++r)
-              for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];
-          }
-        }
+        if (forward) FORWARD_PRODUCT(KF);
         barrier(CLK_LOCAL_MEM_FENCE);
       }
 #else
@@ -430,15 +434,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
           const int last = k0 + KC >= BI;
           if (!last || ch + 1 < NCH) FETCH_FW(last ? n0 + NC : n0, last ? 0 : k0 + KC);
         }
-        if (forward) {
-          for (int k = 0; k < KC; ++k) {
-            float a[RM2], b[RN];
-            mlp_share(As[k], ty, TY, RM2, VW2, a);
-            mlp_share(Bs[k], tx, TX, RN, VW, b);
-            for (int r = 0; r < RM2; ++r)
-              for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];
-          }
-        }
+        if (forward) FORWARD_PRODUCT(KC);
         barrier(CLK_LOCAL_MEM_FENCE);
       }
 #endif
