@@ -152,6 +152,12 @@ static int vector_width(int n, int most) {
   return v;
 }
 
+/* Launch R's local memory: its NB x (RC + 1) tile of h1 and a float per work-item (Hs and red in
+ * cl/mlp.cl). */
+static size_t reduce_local_bytes(int nb, int rc, int wr) {
+  return ((size_t)nb * (size_t)(rc + 1) + (size_t)wr) * sizeof(float);
+}
+
 /* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
  * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
  * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
@@ -325,20 +331,19 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->rc = 32;
   while (c->rc > 1 && ceil_div(H, c->rc) < cu) c->rc /= 2;
   const int rc0 = c->rc;
-  while (c->rc > 1 && ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) > local_mem)
-    c->rc /= 2;
+  while (c->rc > 1 && reduce_local_bytes(N, c->rc, c->wr) > local_mem) c->rc /= 2;
   c->origin.rc = c->rc < rc0 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
   c->rc = cg_kernel_override(ov, "RC", c->rc, &c->origin.rc);
   CG_CHECK(c->rc >= 1 && c->rc <= 256, CG_BAD_INPUT, "--kernel-param RC=%d: out of range (1..256)",
            c->rc);
+  const size_t r_local = reduce_local_bytes(N, c->rc, c->wr);
   if (c->three && c->origin.rc == CG_ORIGIN_OVERRIDE)
-    CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= local_mem, CG_UNSUPPORTED,
+    CG_CHECK(r_local <= local_mem, CG_UNSUPPORTED,
              "--kernel-param RC=%d: launch R needs %zu bytes of local memory, the device has %llu",
-             c->rc, ((size_t)N * (c->rc + 1) + c->wr) * sizeof(float),
-             (unsigned long long)local_mem);
+             c->rc, r_local, (unsigned long long)local_mem);
   if (c->three)
-    CG_CHECK(((size_t)N * (c->rc + 1) + c->wr) * sizeof(float) <= local_mem,
-             CG_UNSUPPORTED, "variant fused: batch %d is too large for the local memory", N);
+    CG_CHECK(r_local <= local_mem, CG_UNSUPPORTED,
+             "variant fused: batch %d is too large for the local memory", N);
   c->rr = N;
   c->rcb = ceil_div(H, c->rc);
   c->rrb = 1;
