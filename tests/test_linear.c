@@ -787,8 +787,9 @@ START_TEST(test_transfers_agree) {
   ck_assert_msg(first < nmodes(impl), "%s: no mode", name);
   const char *base = impl->modes[first];
   /* 25 batches of 8, then 7 of 32 with a last one of 8: many batches in flight for the
-   * double-buffered modes (pinned: three full groups of batches and a group of one, then a
-   * single partial group). */
+   * pipelined modes (pinned: one group of every batch by default; with OVERRIDES_AGAIN groups
+   * of 1 to 3 batches, many more than the staging buffers, each reused while others are on
+   * their way). */
   const cg_linear_shape shapes[] = {{200, 37, 5, 8}, {200, 37, 5, 32}};
   const float lr = 0.05f;
   for (int k = 0; k < 2; ++k) {

@@ -1,12 +1,15 @@
 /* Check suite of the host thread pool (src/core/workers.c): every part of every job runs once,
- * on as many threads as asked, jobs after jobs; counts outside 1..CG_WORKERS_MAX are refused
- * naming the count. Needs no OpenCL. */
+ * on as many threads as asked and none on the caller, jobs after jobs; a started job runs while
+ * the caller goes on, and waiting for it returns its wall time; counts outside 1..CG_WORKERS_MAX
+ * are refused naming the count. Needs no OpenCL. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "clgauge/clock.h"
 #include "clgauge/workers.h"
 #include "test_util.h"
 
@@ -41,7 +44,12 @@ START_TEST(test_parts_once) {
     for (int round = 1; round <= 300; ++round) {
       j->round = round;
       atomic_store(&j->calls, 0);
-      cg_workers_run(w, count_part, j);
+      if (round % 2) {
+        cg_workers_run(w, count_part, j);
+      } else {
+        cg_workers_start(w, count_part, j);
+        cg_workers_wait(w);
+      }
       /* every part done when run returns, each once */
       ck_assert_int_eq(atomic_load(&j->calls), threads);
       sum += round;
@@ -49,8 +57,10 @@ START_TEST(test_parts_once) {
     for (int i = 0; i < SLOTS; ++i)
       ck_assert_msg(j->hits[i] == sum, "%d threads: slot %d holds %d, not %d", threads, i,
                     j->hits[i], sum);
-    /* part 0 on the caller, the others each on a thread of its own */
-    ck_assert(pthread_equal(j->who[0], pthread_self()));
+    /* each part on a thread of its own, none on the caller */
+    for (int a = 0; a < threads; ++a) {
+      ck_assert_msg(!pthread_equal(j->who[a], pthread_self()), "part %d ran on the caller", a);
+    }
     for (int a = 0; a < threads; ++a)
       for (int b = a + 1; b < threads; ++b)
         ck_assert_msg(!pthread_equal(j->who[a], j->who[b]), "%d threads: parts %d and %d on one",
@@ -59,6 +69,63 @@ START_TEST(test_parts_once) {
     cg_workers_free(w);
   }
   cg_workers_free(NULL);
+}
+END_TEST
+
+/* A part that runs until the caller lets it go, or gives up after 20 s. */
+typedef struct gate {
+  atomic_int open;    /* set by the caller after cg_workers_start returned */
+  atomic_int entered; /* parts that began */
+  atomic_int gave_up; /* parts that never saw the gate open */
+} gate;
+
+static void gated_part(void *ctx, int part, int parts) {
+  (void)part;
+  (void)parts;
+  gate *g = ctx;
+  atomic_fetch_add(&g->entered, 1);
+  const uint64_t t0 = cg_now_ns();
+  while (!atomic_load(&g->open)) {
+    if (cg_now_ns() - t0 > 20000000000ull) {
+      atomic_fetch_add(&g->gave_up, 1);
+      return;
+    }
+    struct timespec nap = {0, 100000};
+    nanosleep(&nap, NULL);
+  }
+}
+
+/* start returns while the parts run (they wait for the caller), and wait returns only when
+ * they are done, with at least the time the caller kept them waiting. */
+START_TEST(test_start_then_wait) {
+  for (int threads = 1; threads <= 4; ++threads) {
+    cg_workers *w = NULL;
+    cg_error err = {0};
+    ck_assert_msg(cg_workers_create(threads, &w, &err) == CG_OK, "%s", err.msg);
+    gate g = {0};
+    cg_workers_start(w, gated_part, &g);
+    /* every part begins while the caller is still here */
+    const uint64_t t0 = cg_now_ns();
+    while (atomic_load(&g.entered) < threads && cg_now_ns() - t0 < 20000000000ull) {
+      struct timespec nap = {0, 100000};
+      nanosleep(&nap, NULL);
+    }
+    ck_assert_int_eq(atomic_load(&g.entered), threads);
+    struct timespec hold = {0, 20000000}; /* 20 ms with the parts held */
+    nanosleep(&hold, NULL);
+    atomic_store(&g.open, 1);
+    const uint64_t ns = cg_workers_wait(w);
+    ck_assert_int_eq(atomic_load(&g.gave_up), 0);
+    ck_assert_msg(ns >= 20000000ull, "%d threads: the job took %llu ns, held 20 ms", threads,
+                  (unsigned long long)ns);
+    ck_assert_msg(cg_workers_wait(w) == 0, "a second wait found a job");
+    /* a job left running is waited for by free */
+    gate g2 = {0};
+    atomic_store(&g2.open, 1);
+    cg_workers_start(w, gated_part, &g2);
+    cg_workers_free(w);
+    ck_assert_int_eq(atomic_load(&g2.entered), threads);
+  }
 }
 END_TEST
 
@@ -81,6 +148,7 @@ static Suite *workers_suite(void) {
   Suite *s = suite_create("workers");
   TCase *tc = tcase_create("pool");
   tcase_add_test(tc, test_parts_once);
+  tcase_add_test(tc, test_start_then_wait);
   tcase_add_test(tc, test_bad_counts);
   suite_add_tcase(s, tc);
   return s;

@@ -32,7 +32,7 @@ typedef struct cg_linear_setup {
 /* The modes, by the names of the workload's --transfer option. */
 typedef enum cg_transfer {
   CG_TRANSFER_PAGEABLE, /* each batch gathered on the host, written from ordinary memory */
-  CG_TRANSFER_PINNED,   /* pinned staging buffers, double-buffered, upload overlapping compute */
+  CG_TRANSFER_PINNED,   /* pinned staging buffers gathered a group ahead, upload overlapping compute */
   CG_TRANSFER_RESIDENT, /* dataset uploaded once, batches gathered on the device by index */
   CG_TRANSFER_HOST      /* no device: the host backend */
 } cg_transfer;

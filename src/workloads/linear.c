@@ -32,8 +32,9 @@ static const char *const transfer_names[] = {"pageable", "pinned", "resident", N
 static const cg_mode_desc modes = {
     "transfer", "MODE",
     "pageable (default): each batch gathered on the host and written from ordinary memory;\n"
-    "pinned: pinned staging buffers, double-buffered, uploads overlapping compute; resident:\n"
-    "the dataset uploaded once, batches gathered on the device; all: each of them",
+    "pinned: pinned staging buffers gathered on host threads a group ahead, uploads\n"
+    "overlapping compute; resident: the dataset uploaded once, batches gathered on the\n"
+    "device; all: each of them",
     transfer_names, 0, "host"};
 
 const char *cg_transfer_name(cg_transfer transfer) {

@@ -76,10 +76,13 @@ static void release_events(cg_linear_device *l) {
   for (int i = 0; i < l->nevents; ++i)
     if (l->events[i]) clReleaseEvent(l->events[i]);
   l->nevents = 0;
+  for (int s = 0; s < CG_CL_LINEAR_STAGING; ++s) {
+    if (l->staging_up[s]) clReleaseEvent(l->staging_up[s]);
+    l->staging_up[s] = NULL;
+  }
   for (int s = 0; s < 2; ++s) {
-    if (l->slot_up[s]) clReleaseEvent(l->slot_up[s]);
     if (l->slot_done[s]) clReleaseEvent(l->slot_done[s]);
-    l->slot_up[s] = l->slot_done[s] = NULL;
+    l->slot_done[s] = NULL;
   }
 }
 
@@ -93,13 +96,13 @@ void cg_cl_linear_release(void *state) {
   if (l->ext_release) l->ext_release(l->ext);
   free(l->events);
   free(l->kinds);
-  for (int s = 0; s < 2; ++s)
+  for (int s = 0; s < CG_CL_LINEAR_STAGING; ++s)
     if (l->staging_ptr[s])
       clEnqueueUnmapMemObject(l->queue, l->staging[s], l->staging_ptr[s], 0, NULL, NULL);
   if (l->queue) clFinish(l->queue);
-  cl_mem *mems[] = {&l->w,           &l->b,           &l->g,          &l->rowloss,
-                    &l->loss,        &l->dev_batch[0], &l->dev_batch[1], &l->x,
-                    &l->labels,      &l->order,       &l->staging[0], &l->staging[1]};
+  cl_mem *mems[] = {&l->w,      &l->b,          &l->g,          &l->rowloss,    &l->loss,
+                    &l->dev_batch[0], &l->dev_batch[1], &l->x,   &l->labels,     &l->order,
+                    &l->staging[0], &l->staging[1], &l->staging[2]};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) cg_cl_release_mem(mems[i]);
   cl_kernel kernels[] = {l->forward, l->softmax, l->update, l->gather, l->epoch};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
@@ -265,9 +268,10 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
     CG_TRY(choose_group(l, env, batch_bytes, err));
     CG_TRY(start_gather_pool(l, env, err));
     const size_t group_bytes = batch_bytes * (size_t)l->group;
-    for (int i = 0; i < 2; ++i) {
+    for (int i = 0; i < 2; ++i)
       CG_TRY(cg_cl_buffer(dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
                           &l->dev_batch[i], err));
+    for (int i = 0; i < CG_CL_LINEAR_STAGING; ++i) {
       CG_TRY(cg_cl_buffer(dev, "a pinned staging group of batches", group_bytes,
                           CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
       l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
@@ -408,17 +412,9 @@ static void gather_host(const cg_linear_device *l, const int *idx, int n, float 
   }
 }
 
-/* A gather split by rows over the pool's threads. */
-typedef struct gather_job {
-  const cg_linear_device *l;
-  const int *idx;
-  int n;
-  float *dst;
-  int *dst_labels;
-} gather_job;
-
+/* One part of a gather split by rows over the pool's threads. */
 static void gather_part(void *ctx, int part, int parts) {
-  const gather_job *j = ctx;
+  const cg_cl_linear_gather_job *j = ctx;
   const int r0 = (int)((long long)j->n * part / parts);
   const int r1 = (int)((long long)j->n * (part + 1) / parts);
   const size_t F = (size_t)j->l->setup.shape.features;
@@ -438,48 +434,61 @@ static cg_rc begin_batch(cg_linear_device *l, int k, cg_error *err) {
   return reserve_events(l, CG_CL_LINEAR_EVENTS_PER_BATCH, err);
 }
 
-/* pinned: group g of batches: nb of them from batch k0 on, rows rows in all, in slot g & 1. */
+/* pinned: group g of batches: nb of them from batch k0 on, rows rows in all. */
 typedef struct pinned_group {
-  int k0, nb, rows, slot;
+  int k0, nb, rows;
 } pinned_group;
 
 static pinned_group pinned_group_of(const cg_linear_device *l, int g) {
-  pinned_group pg = {l->group_k0[g], 0, 0, g & 1};
+  pinned_group pg = {l->group_k0[g], 0, 0};
   while (pg.k0 + pg.nb < l->group_k0[g + 1])
     pg.rows += batch_rows(l->setup.shape, pg.k0 + pg.nb++);
   return pg;
 }
 
-/* pinned: group g gathered into its staging slot, all rows then all labels, and uploaded on the
- * second queue once the compute of group g-2, the device slot's last reader, is done. */
-static cg_rc upload_pinned_group(cg_linear_device *l, int g, const int *order, cg_error *err) {
+/* pinned: group g's staging buffer, and its device slot. */
+static int staging_of(int g) { return g % CG_CL_LINEAR_STAGING; }
+static int slot_of(int g) { return g & 1; }
+
+/* pinned: hand the gather of group g's rows, all rows then all labels, to the pool, once the
+ * last upload from its staging buffer (group g-3's) has completed. */
+static cg_rc start_gather(cg_linear_device *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
   const pinned_group pg = pinned_group_of(l, g);
-  const int slot = pg.slot, rows = pg.rows;
-  /* The staging slot is free once its previous upload (group g-2) has completed. */
-  if (l->slot_up[slot]) {
-    CG_CL(clWaitForEvents, (1, &l->slot_up[slot]));
-    clReleaseEvent(l->slot_up[slot]);
-    l->slot_up[slot] = NULL;
+  const int st = staging_of(g);
+  if (l->staging_up[st]) {
+    CG_CL(clWaitForEvents, (1, &l->staging_up[st]));
+    clReleaseEvent(l->staging_up[st]);
+    l->staging_up[st] = NULL;
   }
-  float *rows_dst = l->staging_ptr[slot];
+  float *rows_dst = l->staging_ptr[st];
   /* A batch is rows x F floats, then its rows' labels as ints (both 4 bytes, as the kernels
-   * read them), in untyped memory: mapped here, malloc'd below. */
+   * read them), in untyped memory: mapped here, malloc'd for pageable. */
   /* cppcheck-suppress invalidPointerCast */
-  int *labels_dst = (int *)(rows_dst + rows * F);
-  gather_job job = {l, order + (size_t)pg.k0 * s.batch, rows, rows_dst, labels_dst};
-  const uint64_t t0 = cg_now_ns();
-  cg_workers_run(l->gather_pool, gather_part, &job);
-  l->gather_ns += cg_now_ns() - t0;
+  int *labels_dst = (int *)(rows_dst + (size_t)pg.rows * F);
+  l->gathering = (cg_cl_linear_gather_job){l, l->host_order + (size_t)pg.k0 * s.batch, pg.rows,
+                                           rows_dst, labels_dst};
+  cg_workers_start(l->gather_pool, gather_part, &l->gathering);
+cleanup:
+  return rc;
+}
+
+/* pinned: group g, gathered, uploaded on the second queue once the compute of group g-2, the
+ * device slot's last reader, is done. */
+static cg_rc upload_pinned_group(cg_linear_device *l, int g, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const size_t F = (size_t)l->setup.shape.features;
+  const pinned_group pg = pinned_group_of(l, g);
+  const int st = staging_of(g), slot = slot_of(g);
   CG_TRY(begin_batch(l, pg.k0, err));
   cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
   CG_CL(clEnqueueWriteBuffer,
-        (l->upload_q, l->dev_batch[slot], CL_FALSE, 0, (size_t)rows * (F + 1) * 4,
-         l->staging_ptr[slot], l->slot_done[slot] ? 1 : 0,
+        (l->upload_q, l->dev_batch[slot], CL_FALSE, 0, (size_t)pg.rows * (F + 1) * 4,
+         l->staging_ptr[st], l->slot_done[slot] ? 1 : 0,
          l->slot_done[slot] ? &l->slot_done[slot] : NULL, up));
-  l->slot_up[slot] = *up;
+  l->staging_up[st] = *up;
   clRetainEvent(*up);
   /* the compute queue waits for this upload: it must reach the device */
   CG_CL(clFlush, (l->upload_q));
@@ -495,13 +504,13 @@ static cg_rc compute_pinned_group(cg_linear_device *l, int g, cg_error *err) {
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
   const pinned_group pg = pinned_group_of(l, g);
-  const int slot = pg.slot;
+  const int slot = slot_of(g);
+  const cl_event uploaded = l->staging_up[staging_of(g)];
   if (l->compute_group) {
     CG_TRY(begin_batch(l, pg.k0, err));
     /* timed where one of its batches is: the epoch's span begins and ends with one */
     l->time_batch = l->time_batch || pg.k0 + pg.nb == l->batches;
-    const cg_cl_linear_group grp = {g, pg.k0, pg.nb, pg.rows, l->dev_batch[slot],
-                                    l->slot_up[slot]};
+    const cg_cl_linear_group grp = {g, pg.k0, pg.nb, pg.rows, l->dev_batch[slot], uploaded};
     CG_TRY(l->compute_group(l, &grp, err));
   }
   for (int j = 0, row = 0; !l->compute_group && j < pg.nb; ++j) {
@@ -509,7 +518,7 @@ static cg_rc compute_pinned_group(cg_linear_device *l, int g, cg_error *err) {
     CG_TRY(begin_batch(l, k, err));
     cg_cl_linear_batch bt = {n, 0, l->dev_batch[slot], l->dev_batch[slot], (cl_ulong)row,
                              (cl_ulong)pg.rows * F + (cl_ulong)row, k == 0,
-                             j == 0 ? l->slot_up[slot] : NULL, j == pg.nb - 1};
+                             j == 0 ? uploaded : NULL, j == pg.nb - 1};
     CG_TRY(l->compute(l, &bt, err));
     row += n;
   }
@@ -521,17 +530,27 @@ cleanup:
   return rc;
 }
 
-/* pinned: the epoch's groups from group `from` on, one group ahead: group g+1 is on its way
- * while group g computes. */
+/* pinned: the epoch's groups from group `from` on. The pool gathers group g+1 while the host
+ * enqueues group g's upload and compute, so that the host's share of a group is the longer of
+ * the two, not their sum; on the device, group g's upload travels while group g-1 computes. */
 static cg_rc enqueue_pinned(cg_linear_device *l, int from, cg_error *err) {
   cg_rc rc = CG_OK;
-  const int groups = l->groups;
-  for (int g = from; g < groups; ++g) {
-    CG_TRY(upload_pinned_group(l, g, l->host_order, err));
-    if (g > from) CG_TRY(compute_pinned_group(l, g - 1, err));
+  bool gathering = false;
+  CG_TRY(start_gather(l, from, err));
+  gathering = true;
+  for (int g = from; g < l->groups; ++g) {
+    l->gather_ns += cg_workers_wait(l->gather_pool);
+    gathering = false;
+    if (g + 1 < l->groups) {
+      CG_TRY(start_gather(l, g + 1, err));
+      gathering = true;
+    }
+    CG_TRY(upload_pinned_group(l, g, err));
+    CG_TRY(compute_pinned_group(l, g, err));
   }
-  CG_TRY(compute_pinned_group(l, groups - 1, err));
 cleanup:
+  /* nothing returns while the pool still writes a staging buffer */
+  if (gathering) cg_workers_wait(l->gather_pool);
   return rc;
 }
 

@@ -1,6 +1,6 @@
 /* Private to src/backends: what the two OpenCL linear implementations (cl "fused" and clblast
  * "sgemm") share: device buffers with size checks, the kernels of cl/linear.cl and their
- * work-group sizes, the three transfer modes (per-batch pageable writes, double-buffered pinned
+ * work-group sizes, the three transfer modes (per-batch pageable writes, pipelined pinned
  * uploads on a second queue, a resident dataset gathered by index), the epoch's events and their
  * device times. An implementation supplies only the compute of one batch. */
 #ifndef CLGAUGE_CL_LINEAR_COMMON_H
@@ -68,6 +68,21 @@ typedef cg_rc (*cg_cl_linear_group_fn)(cg_linear_device *l, const cg_cl_linear_g
  * by batch through `compute`, and so are the later epochs when the hook clears compute_group. */
 typedef cg_rc (*cg_cl_linear_check_groups_fn)(cg_linear_device *l, int *from, cg_error *err);
 
+/* pinned: the host buffers a group is gathered into before its upload. Three, so that the pool
+ * gathers group g+1 while the host enqueues group g, whose upload reads another buffer, and the
+ * third, group g-1's, may still be on its way to the device. */
+enum { CG_CL_LINEAR_STAGING = 3 };
+
+/* pinned: rows idx[0..n) of the dataset into dst (n x F floats) and their labels into
+ * dst_labels, split by rows over the gather pool's threads. */
+typedef struct cg_cl_linear_gather_job {
+  const cg_linear_device *l;
+  const int *idx;
+  int n;
+  float *dst;
+  int *dst_labels;
+} cg_cl_linear_gather_job;
+
 struct cg_linear_device {
   cg_linear_setup setup;
   cg_transfer transfer;     /* pageable, pinned or resident */
@@ -94,12 +109,14 @@ struct cg_linear_device {
   cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then their labels as ints;
                                pinned: a group of batches each, all rows, then all labels */
   cl_mem x, labels, order;  /* resident: the dataset and the epoch's order */
-  cl_mem staging[2];        /* pinned: CL_MEM_ALLOC_HOST_PTR buffers, mapped once */
-  void *staging_ptr[2];
+  cl_mem staging[CG_CL_LINEAR_STAGING]; /* pinned: CL_MEM_ALLOC_HOST_PTR buffers, mapped once */
+  void *staging_ptr[CG_CL_LINEAR_STAGING];
   void *host_batch;         /* pageable: an ordinary malloc'd batch buffer */
   cg_linear_tensors data;
-  /* pinned: per slot, the last upload into it and the last command that read it */
-  cl_event slot_up[2], slot_done[2];
+  /* pinned: per staging buffer, the last upload from it; per device slot (dev_batch), the last
+   * command that read it */
+  cl_event staging_up[CG_CL_LINEAR_STAGING], slot_done[2];
+  cg_cl_linear_gather_job gathering; /* pinned: the group the pool is gathering */
   /* The epoch's events, kept for its times, with their kinds. An event per command costs the
    * host several microseconds per launch on some drivers (NVIDIA), which is what this workload
    * measures, so one epoch is timed command by command (the second, the first steady one), and
