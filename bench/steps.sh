@@ -20,3 +20,13 @@ step() { # name limit command...
   echo "   rc $? in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$steps_out/steps.log"
   tar -C "$steps_out" -czf "$steps_tar" --exclude=./cache .
 }
+# The common start of a device call's script: `device_call BUNDLE OUT NAME` sets `bundle`, the
+# call's logs folder /tmp/NAME (`o`, tarred into OUT/NAME.tar.gz), `clgauge` (an array: the
+# bundle's build run through its env.sh), and writes the GPU's name and driver to gpu.txt.
+device_call() { # bundle out name
+  bundle=$1
+  steps_begin "/tmp/$3" "$2/$3.tar.gz"
+  o=$steps_out
+  clgauge=(bash "$bundle/env.sh" "$bundle/build/clgauge")
+  bash "$bundle/env.sh" nvidia-smi --query-gpu=name,driver_version --format=csv > "$o/gpu.txt" 2>&1
+}

@@ -6,13 +6,9 @@
 # cuBLAS on the big preset's two products (products.py).
 #   bash bench/results/2026-12-05-h200-fwr/run2.sh BUNDLE OUT     (from the checkout's root)
 set -uo pipefail
-bundle=$1
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
-steps_begin /tmp/h200-fwr2 "$2/h200-fwr2.tar.gz"
-o=$steps_out
-b=(bash "$bundle/env.sh" "$bundle/build/clgauge")
-bash "$bundle/env.sh" nvidia-smi --query-gpu=name,driver_version --format=csv > "$o/gpu.txt" 2>&1
+device_call "$1" "$2" h200-fwr2
 regs() { # json tag
   local opts
   opts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([r for r in d['records'] if r['variant']=='fused'][0]['kernel']['build_options'])" "$1") || return
@@ -25,7 +21,7 @@ for round in 1 2; do
     tag=${kp:-default}
     tag=${tag//=/_}
     tag=${tag//,/-}
-    step big-$tag-$round 120 "${b[@]}" "${big[@]}" ${kp:+--kernel-param $kp} \
+    step big-$tag-$round 120 "${clgauge[@]}" "${big[@]}" ${kp:+--kernel-param $kp} \
       --json "$o/big-$tag-$round.json"
     [ $round = 1 ] && regs "$o/big-$tag-$round.json" big-$tag
   done
@@ -39,7 +35,7 @@ for sh in "8 1024 1024 8 400" "8 8192 8192 64 40" "16 4096 4096 16 100" "8 4096 
   # run each (2026-12-05), float2 7-19% faster at batch 32 and 64
   for kp in FWR=0 FWR=2 RN=4 VW=4 FWR=0,VW=2 VW=4,FWR=0; do
     tag=$(echo "$kp" | tr ',=' '-_')
-    step mlp-$n-$tag 120 "${b[@]}" mlp --device nvidia --backend cl --variant fused --batch $1 \
+    step mlp-$n-$tag 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused --batch $1 \
       --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
       --kernel-param STRATEGY=0,PERSIST=0,$kp --json "$o/mlp-$n-$tag.json"
   done

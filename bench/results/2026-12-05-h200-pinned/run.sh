@@ -7,15 +7,12 @@
 # resident.
 #   bash bench/results/2026-12-05-h200-pinned/run.sh BUNDLE OUT     (from the checkout's root)
 set -uo pipefail
-bundle=$1
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
-steps_begin /tmp/h200-pinned "$2/h200-pinned.tar.gz"
-o=$steps_out
-new=(bash "$bundle/env.sh" "$bundle/build/clgauge")
+device_call "$1" "$2" h200-pinned
+new=("${clgauge[@]}")
 old=()
 [ -x "$bundle/before/clgauge" ] && old=(bash "$bundle/env.sh" "$bundle/before/clgauge")
-bash "$bundle/env.sh" nvidia-smi --query-gpu=name,driver_version --format=csv > "$o/gpu.txt" 2>&1
 cp "$bundle/before/commit" "$o/before-commit.txt" 2>/dev/null
 lin=(linear --device nvidia --backend cl --variant fused)
 for r in 1 2 3 4; do
