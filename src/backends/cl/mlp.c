@@ -158,25 +158,10 @@ static size_t reduce_local_bytes(int nb, int rc, int wr) {
   return ((size_t)nb * (size_t)(rc + 1) + (size_t)wr) * sizeof(float);
 }
 
-/* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
- * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
- * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
- * halves until there are at least half as many tiles as compute units, since a small shape is
- * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
- * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
- * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, KC, TPG, THREE, DZ1A) replace the choices, for tuning on a device; the
- * result stays correct for any valid setting. A value that the local memory made smaller than the
- * rule's choice is a fallback (build_fused marks those that the kernels' work-group limits
- * shrank). */
-static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
-                             uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
-                             cg_error *err) {
+/* Launch A's work-items: 16 x 16, halved (TX first) to `lim`; TX and TY override. */
+static cg_rc choose_a_items(const cg_kernel_overrides *ov, int lim, fused_config *c,
+                            cg_error *err) {
   cg_rc rc = CG_OK;
-  const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
-  const int cu = info->compute_units ? (int)info->compute_units : 1;
-  const int N = s.batch, Din = s.din, H = s.hidden;
-  memset(c, 0, sizeof *c);
   c->tx = c->ty = 16;
   while (c->tx * c->ty > lim) {
     if (c->tx >= c->ty)
@@ -191,8 +176,58 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
            CG_BAD_INPUT,
            "--kernel-param TX=%d TY=%d: %d x %d work-items, the fused kernels allow %d here",
            c->tx, c->ty, c->tx, c->ty, lim);
+cleanup:
+  return rc;
+}
+
+/* Launch A's blocks at R rows (RN columns when given, else R), KC and VW as asked: the blocks,
+ * vector widths and KV that fit `local_mem`, halving KV (with FWR), then KC, then R (KC and KV
+ * back to as asked) until they do; the bytes of local memory they need. */
+static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int rn_given,
+                           int kc0, int vw0, fused_config *c) {
+  c->kc = kc0;
+  size_t local = 0;
+  bool fresh = true; /* KV to be set from VW */
+  for (;;) {
+    c->rm = r;
+    c->rn = c->origin.rn == CG_ORIGIN_OVERRIDE ? rn_given : r;
+    c->rm2 = ceil_div(s.batch, c->ty);
+    if (c->rm2 > r) c->rm2 = r;
+    c->vw = vector_width(r, vw0);
+    while (c->rn % c->vw != 0) c->vw /= 2;
+    c->vw2 = vector_width(c->rm2, c->vw);
+    if (fresh) c->kv = c->fwr ? c->vw : 1;
+    fresh = false;
+    const int bi = c->ty * r, bj = c->tx * c->rn, nc = c->ty * c->rm2, lda = bi > nc ? bi : nc;
+    /* a row of As: whole vectors and one of padding with vector reads, else one float */
+    const int lds = c->vw == 1 ? lda + 1 : ceil_div(lda, 4) * 4 + 4;
+    /* the rows of As and Bs: KC, or with FWR the forward part's KF = TY KV if more */
+    const int kf = c->ty * c->kv, rows = c->fwr && kf > c->kc ? kf : c->kc;
+    local = (size_t)rows * (size_t)(lds + bj) * sizeof(float);
+    if (local <= local_mem) break;
+    if (c->fwr && c->kv > 1 && kf > c->kc) {
+      c->kv /= 2;
+    } else if (c->kc > 1) {
+      c->kc /= 2;
+    } else if (r > 1) {
+      r /= 2;
+      c->kc = kc0;
+      fresh = true;
+    } else {
+      break;
+    }
+  }
+  return local;
+}
+
+/* Launch A's register blocks (R, RN), chunk (KC), vector reads (VW) and forward path (FWR), by
+ * the rule and the overrides, fitted to `local_mem`; its grid (col_blocks, row chunks). */
+static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, uint64_t local_mem,
+                             const cg_kernel_overrides *ov, fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int cu = info->compute_units ? (int)info->compute_units : 1;
   int r = 8;
-  while (r > 1 && 2 * ceil_div(Din, c->ty * r) * ceil_div(H, c->tx * r) < cu) r /= 2;
+  while (r > 1 && 2 * ceil_div(s.din, c->ty * r) * ceil_div(s.hidden, c->tx * r) < cu) r /= 2;
   c->origin.r = CG_ORIGIN_DEFAULT;
   r = cg_kernel_override(ov, "R", r, &c->origin.r);
   CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param R=%d: out of range (1..16)", r);
@@ -204,7 +239,6 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->origin.kc = CG_ORIGIN_DEFAULT;
   const int kc0 = cg_kernel_override(ov, "KC", 16, &c->origin.kc);
   CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param KC=%d: below 1", kc0);
-  const int r0 = r;
   /* vector reads on a GPU, float2: on the H200 with launch D, float2 took 371 us per iteration
    * at the big preset against 403 with float4, 38 against 43 at 32 x 4096 x 512 x 8, 65 against
    * 76 at 64 x 2048 x 2048 x 8 and 30 against 37 at 64 x 16 x 5000 x 8; float4 was 2-10% faster
@@ -231,50 +265,27 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
     c->fwr = 1;
     c->origin.fwr = CG_ORIGIN_FALLBACK;
   }
-  c->kc = kc0;
-  size_t local = 0;
-  bool fresh = true; /* KV to be set from VW */
-  for (;;) {
-    c->rm = r;
-    c->rn = c->origin.rn == CG_ORIGIN_OVERRIDE ? rn_given : r;
-    c->rm2 = ceil_div(N, c->ty);
-    if (c->rm2 > r) c->rm2 = r;
-    c->vw = vector_width(r, vw0);
-    while (c->rn % c->vw != 0) c->vw /= 2;
-    c->vw2 = vector_width(c->rm2, c->vw);
-    if (fresh) c->kv = c->fwr ? c->vw : 1;
-    fresh = false;
-    const int bi = c->ty * r, bj = c->tx * c->rn, nc = c->ty * c->rm2, lda = bi > nc ? bi : nc;
-    /* a row of As: whole vectors and one of padding with vector reads, else one float */
-    const int lds = c->vw == 1 ? lda + 1 : ceil_div(lda, 4) * 4 + 4;
-    /* the rows of As and Bs: KC, or with FWR the forward part's KF = TY KV if more */
-    const int kf = c->ty * c->kv, rows = c->fwr && kf > c->kc ? kf : c->kc;
-    local = (size_t)rows * (size_t)(lds + bj) * sizeof(float);
-    if (local <= local_mem) break;
-    if (c->fwr && c->kv > 1 && kf > c->kc) {
-      c->kv /= 2;
-    } else if (c->kc > 1) {
-      c->kc /= 2;
-    } else if (r > 1) {
-      r /= 2;
-      c->kc = kc0;
-      fresh = true;
-    } else {
-      break;
-    }
-  }
+  const size_t local = fit_a_blocks(s, local_mem, r, rn_given, kc0, vw0, c);
   CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
            (unsigned long long)local_mem);
-  if (r < r0) c->origin.r = CG_ORIGIN_FALLBACK;
-  if (r < r0 && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
+  if (c->rm < r) c->origin.r = CG_ORIGIN_FALLBACK;
+  if (c->rm < r && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
   CG_CHECK(c->origin.vw != CG_ORIGIN_OVERRIDE || c->vw == vw0, CG_BAD_INPUT,
            "--kernel-param VW=%d: must divide R=%d and RN=%d", vw0, c->rm, c->rn);
   if (c->vw < vw0) c->origin.vw = CG_ORIGIN_FALLBACK;
   if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
-  c->nch = ceil_div(N, c->ty * c->rm2);
-  const int row_tiles = ceil_div(Din, c->ty * c->rm);
-  c->col_blocks = ceil_div(H, c->tx * c->rn);
+  c->nch = ceil_div(s.batch, c->ty * c->rm2);
+  c->col_blocks = ceil_div(s.hidden, c->tx * c->rn);
+cleanup:
+  return rc;
+}
+
+/* Launch A's row tiles per work-group (TPG, and so its row groups), prefetch (PF) and chunks
+ * through registers (STAGE). */
+static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
+                               const cg_kernel_overrides *ov, fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
   /* More than one tile per work-group cuts the partials but keeps two accumulator blocks live
    * (slower on an H200 at every setting tried), so one unless overridden. */
   c->origin.tpg = CG_ORIGIN_DEFAULT;
@@ -283,7 +294,7 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   CG_CHECK(c->tpg == 1 || c->nch == 1, CG_BAD_INPUT,
            "--kernel-param TPG=%d: more than one row tile per work-group needs batch <= %d",
            c->tpg, c->ty * c->rm2);
-  c->rgroups = ceil_div(row_tiles, c->tpg);
+  c->rgroups = ceil_div(ceil_div(s.din, c->ty * c->rm), c->tpg);
   /* off by default: on the H200 the prefetch changed the big preset by 2% (488 against 499 us)
    * and 256 x 2048 x 1024 x 16 not at all, for the registers it holds */
   c->origin.pf = CG_ORIGIN_DEFAULT;
@@ -304,7 +315,17 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
     c->stage = 1;
     c->origin.stage = CG_ORIGIN_FALLBACK;
   }
+cleanup:
+  return rc;
+}
 
+/* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024), and which
+ * launches run: a launch R when one work-group cannot sum the partials quickly (THREE), a launch
+ * D for dz1 (DZ1A = 0). */
+static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
+                             uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
+                             cg_error *err) {
+  cg_rc rc = CG_OK;
   c->wgb = (int)cg_pow2_floor(limit < 1024 ? limit : 1024);
   c->origin.wgb = CG_ORIGIN_DEFAULT;
   /* launch B keeps a float per work-item in local memory */
@@ -315,7 +336,7 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   CG_CHECK((size_t)c->wgb * sizeof(float) <= local_mem, CG_UNSUPPORTED,
            "variant fused needs %zu bytes of local memory for launch B, the device has %llu",
            (size_t)c->wgb * sizeof(float), (unsigned long long)local_mem);
-  c->three = (double)c->rgroups * N * H > 64.0 * c->wgb;
+  c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
   /* With three launches dz1 is computed in A, each row group again for its columns, or once in
@@ -325,8 +346,18 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
    * stays in A: a launch costs rusticl about 0.3 ms, and D is not measured there. */
   const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
   c->dz1a = cg_kernel_override(ov, "DZ1A", c->three && !gpu, &c->origin.dz1a) != 0;
-  /* launch R: all NB rows of RC columns per work-group, RC small enough for a work-group per
-   * compute unit */
+cleanup:
+  return rc;
+}
+
+/* Launch R: `lim` work-items and all NB rows of RC columns per work-group, RC small enough for a
+ * work-group per compute unit and for the local memory; RC overrides. */
+static cg_rc choose_reduce(const cg_mlp_shape s, const cg_device_info *info, int lim,
+                           uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
+                           cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int cu = info->compute_units ? (int)info->compute_units : 1;
+  const int N = s.batch, H = s.hidden;
   c->wr = lim;
   c->rc = 32;
   while (c->rc > 1 && ceil_div(H, c->rc) < cu) c->rc /= 2;
@@ -347,6 +378,32 @@ static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, s
   c->rr = N;
   c->rcb = ceil_div(H, c->rc);
   c->rrb = 1;
+cleanup:
+  return rc;
+}
+
+/* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
+ * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
+ * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
+ * halves until there are at least half as many tiles as compute units, since a small shape is
+ * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
+ * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
+ * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
+ * Overrides (TX, TY, R, KC, TPG, THREE, DZ1A) replace the choices, for tuning on a device; the
+ * result stays correct for any valid setting. A value that the local memory made smaller than the
+ * rule's choice is a fallback (build_fused marks those that the kernels' work-group limits
+ * shrank). */
+static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
+                             uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
+                             cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
+  memset(c, 0, sizeof *c);
+  CG_TRY(choose_a_items(ov, lim, c, err));
+  CG_TRY(choose_a_blocks(s, info, local_mem, ov, c, err));
+  CG_TRY(choose_a_switches(s, info, ov, c, err));
+  CG_TRY(choose_launches(s, info, limit, local_mem, ov, c, err));
+  CG_TRY(choose_reduce(s, info, lim, local_mem, ov, c, err));
 cleanup:
   return rc;
 }
