@@ -200,6 +200,32 @@ cleanup:
   return rc;
 }
 
+/* pinned: the group size and the gather's threads, two device slots and the mapped staging
+ * buffers of a group each, and the second queue. */
+static cg_rc create_pinned(cg_linear_device *l, const cg_backend_env *env, size_t batch_bytes,
+                           cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  CG_TRY(choose_group(l, env, batch_bytes, err));
+  CG_TRY(start_gather_pool(l, env, err));
+  const size_t group_bytes = batch_bytes * (size_t)l->group;
+  for (int i = 0; i < 2; ++i)
+    CG_TRY(cg_cl_buffer(l->dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
+                        &l->dev_batch[i], err));
+  for (int i = 0; i < CG_CL_LINEAR_STAGING; ++i) {
+    CG_TRY(cg_cl_buffer(l->dev, "a pinned staging group of batches", group_bytes,
+                        CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
+    l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
+                                           group_bytes, 0, NULL, NULL, &code);
+    CG_CL_CHECK(clEnqueueMapBuffer, code);
+  }
+  l->upload_q = clCreateCommandQueue(l->context, l->info->id,
+                                     l->info->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &code);
+  CG_CL_CHECK(clCreateCommandQueue, code);
+cleanup:
+  return rc;
+}
+
 /* The build options and the parameters that run, for the record. */
 static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kernel_config *c) {
   memset(c, 0, sizeof *c); /* cl/linear.cl is built without options */
@@ -224,7 +250,6 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
                           const cg_linear_setup *setup, bool dense_resident, unsigned kernels,
                           cg_linear_device **lout, cg_prepared *out, cg_error *err) {
   cg_rc rc = CG_OK;
-  cl_int code = CL_SUCCESS;
   cg_linear_device *l = calloc(1, sizeof *l);
   CG_CHECK(l, CG_ERROR, "out of memory");
   l->setup = *setup;
@@ -265,22 +290,7 @@ cg_rc cg_cl_linear_create(const cg_backend_env *env, const char *mode,
     CG_CHECK(l->host_batch, CG_ERROR, "out of host memory for a batch (%.4g MiB)",
              mib((double)batch_bytes));
   } else if (t == CG_TRANSFER_PINNED) {
-    CG_TRY(choose_group(l, env, batch_bytes, err));
-    CG_TRY(start_gather_pool(l, env, err));
-    const size_t group_bytes = batch_bytes * (size_t)l->group;
-    for (int i = 0; i < 2; ++i)
-      CG_TRY(cg_cl_buffer(dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
-                          &l->dev_batch[i], err));
-    for (int i = 0; i < CG_CL_LINEAR_STAGING; ++i) {
-      CG_TRY(cg_cl_buffer(dev, "a pinned staging group of batches", group_bytes,
-                          CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
-      l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
-                                             group_bytes, 0, NULL, NULL, &code);
-      CG_CL_CHECK(clEnqueueMapBuffer, code);
-    }
-    l->upload_q = clCreateCommandQueue(l->context, l->info->id,
-                                       l->info->profiling ? CL_QUEUE_PROFILING_ENABLE : 0, &code);
-    CG_CL_CHECK(clCreateCommandQueue, code);
+    CG_TRY(create_pinned(l, env, batch_bytes, err));
   } else {
     CG_TRY(cg_cl_buffer(dev, "the dataset", S * F * 4, CL_MEM_READ_ONLY, &l->x, err));
     CG_TRY(cg_cl_buffer(dev, "the labels", S * 4, CL_MEM_READ_ONLY, &l->labels, err));
