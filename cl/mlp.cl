@@ -139,7 +139,7 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * only gate the work between them.
  *
  * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, FWR, KV below; RGROUPS the row groups of A
+ * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV below; RGROUPS the row groups of A
  * (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows,
  * columns and column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
@@ -200,6 +200,16 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #endif
 #ifndef STAGE
 #define STAGE 1
+#endif
+/* DB 1 (with STAGE 1 and FWR 0): two local buffers of each chunk. While a chunk is multiplied
+ * from one, the next is fetched into registers and then stored into the other, so that one
+ * barrier per chunk publishes it (two with one buffer: before the product, and after it so that
+ * the buffer may be written again); PF has no effect. */
+#ifndef DB
+#define DB 0
+#endif
+#if DB && (!STAGE || FWR)
+#error "DB = 1 needs STAGE = 1 and FWR = 0"
 #endif
 /* FWR 1: the forward part takes w1 from the registers of the update (each work-item writes its
  * rows of the updated tile into Bs, KV of them per chunk: KF = TY KV rows of the tile) instead of
@@ -319,8 +329,23 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
                __global const float *h1, __global const float *dz2, __global const float *w2p,
                __global float *part, const float lr, const int backward, const int forward) {
   /* x[n0+k][i0+i] (g1), then x[n0+n][i0+k0+k] as As[k][n]; aligned for the vector reads */
+#if DB
+  __local float As2[2][KA][LDS] __attribute__((aligned(16)));
+  __local float Bs2[2][KA][BJ] __attribute__((aligned(16)));
+  /* the buffer of the chunk being multiplied, and after SWAP the one of the next chunk */
+  __local float(*As)[LDS] = As2[0];
+  __local float(*Bs)[BJ] = Bs2[0];
+  int buf = 0;
+#define SWAP()                                                                                    \
+  do {                                                                                            \
+    buf ^= 1;                                                                                     \
+    As = As2[buf];                                                                                \
+    Bs = Bs2[buf];                                                                                \
+  } while (0)
+#else
   __local float As[KA][LDS] __attribute__((aligned(16)));
   __local float Bs[KA][BJ] __attribute__((aligned(16))); /* dz1[n0+k][j0+j], then w1 */
+#endif
   const int t = get_local_id(0);
   const int tx = t % TX, ty = t / TX;
   const int j0 = get_group_id(0) * BJ;
@@ -338,7 +363,17 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     float acc1[RM][RN];
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
+#if DB
+    if (backward) {
+      FETCH_G1(0);
+      STORE(BI, BJ, As[e / BI][e % BI]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     for (int n0 = 0; n0 < NB; n0 += KC) {
+#if DB
+      if (backward && n0 + KC < NB) FETCH_G1(n0 + KC);
+#else
       if (backward) {
 #if STAGE
         if (!PF || n0 == 0) FETCH_G1(n0);
@@ -349,6 +384,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       }
       barrier(CLK_LOCAL_MEM_FENCE);
       if (backward && PF && n0 + KC < NB) FETCH_G1(n0 + KC);
+#endif
       if (backward) {
         for (int k = 0; k < KC; ++k) {
           /* the last chunk of a batch that is not a multiple of KC stops at the batch's end
@@ -361,6 +397,10 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
             for (int c = 0; c < RN; ++c) acc1[r][c] += a[r] * b[c];
         }
       }
+#if DB
+      SWAP();
+      if (backward && n0 + KC < NB) STORE(BI, BJ, As[e / BI][e % BI]);
+#endif
       barrier(CLK_LOCAL_MEM_FENCE);
     }
 #if FWR
@@ -393,6 +433,13 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     if (tile == 0)
       for (int r = 0; r < RM2; ++r)
         for (int c = 0; c < RN; ++c) acc2[r][c] = 0.0f;
+#if DB
+    if (forward) {
+      FETCH_FW(0, 0);
+      STORE(NC, BJ, As[e % KC][e / KC]);
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+#endif
     for (int ch = 0; ch < NCH; ++ch) {
       const int n0 = ch * NC;
 #if FWR
@@ -420,6 +467,15 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       }
 #else
       for (int k0 = 0; k0 < BI; k0 += KC) {
+#if DB
+        /* the next chunk: the next KC rows of the tile, else the next rows of x */
+        const int last = k0 + KC >= BI, more = !last || ch + 1 < NCH;
+        if (forward && more) FETCH_FW(last ? n0 + NC : n0, last ? 0 : k0 + KC);
+        if (forward) FORWARD_PRODUCT(KC);
+        SWAP();
+        if (forward && more) STORE(NC, BJ, As[e % KC][e / KC]);
+        barrier(CLK_LOCAL_MEM_FENCE);
+#else
         if (forward) {
 #if STAGE
           if (!PF || (ch == 0 && k0 == 0)) FETCH_FW(n0, k0);
@@ -436,6 +492,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         }
         if (forward) FORWARD_PRODUCT(KC);
         barrier(CLK_LOCAL_MEM_FENCE);
+#endif
       }
 #endif
       /* with TPG > 1 there is one chunk (NCH == 1) and the sum runs on over the tiles to the

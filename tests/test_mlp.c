@@ -798,8 +798,8 @@ static void expect_param(const cg_kernel_config *c, const char *name, int value,
  * fallback unless `overridden` lists it. */
 static void expect_fused_names(const cg_kernel_config *c, const char *const *overridden,
                                const char *where) {
-  static const char *const names[] = {"TX",  "TY",  "R",     "RN",   "KC",
-                                      "TPG", "FWR", "THREE", "DZ1A", "RC"};
+  static const char *const names[] = {"TX",  "TY", "R",     "RN",   "KC", "TPG",
+                                      "DB",  "FWR", "THREE", "DZ1A", "RC"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const cg_kernel_param *p = find_param(c, names[i]);
     ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, names[i]);
@@ -1050,7 +1050,8 @@ START_TEST(test_fused_overrides) {
              {"STRATEGY=1,LOSSG=0", 17}, {"PERSIST=1,WG_PERSIST=0", 17},
              {"PERSIST=1,WG_PERSIST=3", 17}, {"PERSIST=1,WG_PERSIST=999999", 17},
              {"FWR=3", 17}, {"FWR=-1", 17}, {"RC=0", 17}, {"RC=257", 17},
-             {"RN=0", 17}, {"RN=17", 17}, {"R=4,RN=2,VW=4", 17}};
+             {"RN=0", 17}, {"RN=17", 17}, {"R=4,RN=2,VW=4", 17}, {"DB=2", 17},
+             {"DB=-1", 17}, {"FWR=1,DB=1", 17}, {"DB=1,STAGE=0", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -1195,9 +1196,10 @@ END_TEST
  * (R = 8, 4, 2, 1 with the default work-groups; more row chunks than one; three launches with a
  * wide register block; the smallest chunk), and the settings only an override gives (TPG = 2,
  * with a row group past din; an odd chunk; the forward part from registers, FWR, with float2 and
- * float4 rows, several row chunks of x, and unrolled with two tiles per group): each named in the
- * configuration as given, in the build options, and correct over three iterations on every
- * device. */
+ * float4 rows, several row chunks of x, and unrolled with two tiles per group; the chunks in two
+ * local buffers, DB, with a batch that is not a multiple of the chunk, several row chunks of x,
+ * three launches and two tiles per group): each named in the configuration as given, in the
+ * build options, and correct over three iterations on every device. */
 START_TEST(test_fused_blockings) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
@@ -1227,6 +1229,10 @@ START_TEST(test_fused_blockings) {
       {"R=4,RN=2", {40, 37, 41, 6}, {"R", "RN", NULL}, {4, 2}},
       {"R=2,RN=8,VW=2,FWR=1,THREE=1", {21, 37, 41, 6}, {"R", "RN", "VW", "FWR", "THREE"},
        {2, 8, 2, 1, 1}},
+      {"R=4,KC=3,DB=1", {40, 37, 41, 6}, {"R", "KC", "DB", NULL}, {4, 3, 1}},
+      {"R=2,VW=2,DB=1,THREE=1,DZ1A=0", {140, 37, 41, 6}, {"R", "VW", "DB", "THREE", "DZ1A"},
+       {2, 2, 1, 1, 0}},
+      {"R=2,KC=4,DB=1,TPG=2", {9, 70, 9, 3}, {"R", "KC", "DB", "TPG", NULL}, {2, 4, 1, 2}},
   };
   for (size_t b = 0; b < sizeof blockings / sizeof blockings[0]; ++b) {
     const shape s = blockings[b].s;

@@ -25,13 +25,14 @@ typedef struct fused_config {
   int vw, vw2;                      /* launch A's vector reads of local memory */
   int pf;                           /* launch A fetches the next chunk while multiplying */
   int stage;                        /* launch A's chunks go through registers (PF needs it) */
+  int db;                           /* launch A's chunks in two local buffers (needs STAGE) */
   int fwr, kv;                      /* launch A's forward part takes w1 from registers, KV rows */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, fwr, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -181,8 +182,8 @@ cleanup:
 }
 
 /* Launch A's blocks at R rows (RN columns when given, else R), KC and VW as asked: the blocks,
- * vector widths and KV that fit `local_mem`, halving KV (with FWR), then KC, then R (KC and KV
- * back to as asked) until they do; the bytes of local memory they need. */
+ * vector widths and KV that fit `local_mem` (twice over with DB), halving KV (with FWR), then KC,
+ * then R (KC and KV back to as asked) until they do; the bytes of local memory they need. */
 static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int rn_given,
                            int kc0, int vw0, fused_config *c) {
   c->kc = kc0;
@@ -203,7 +204,7 @@ static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int 
     const int lds = c->vw == 1 ? lda + 1 : ceil_div(lda, 4) * 4 + 4;
     /* the rows of As and Bs: KC, or with FWR the forward part's KF = TY KV if more */
     const int kf = c->ty * c->kv, rows = c->fwr && kf > c->kc ? kf : c->kc;
-    local = (size_t)rows * (size_t)(lds + bj) * sizeof(float);
+    local = (size_t)(c->db ? 2 : 1) * (size_t)rows * (size_t)(lds + bj) * sizeof(float);
     if (local <= local_mem) break;
     if (c->fwr && c->kv > 1 && kf > c->kc) {
       c->kv /= 2;
@@ -265,6 +266,16 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
     c->fwr = 1;
     c->origin.fwr = CG_ORIGIN_FALLBACK;
   }
+  /* DB 1: each chunk of the backward part and of the read-back forward part in two local
+   * buffers, the next one fetched while this one is multiplied, one barrier per chunk instead of
+   * two (the pipelined matmul's scheme); needs the registers of STAGE 1 (choose_a_switches) and
+   * has no chunks to double with FWR. Off until measured on a GPU. */
+  c->origin.db = CG_ORIGIN_DEFAULT;
+  c->db = cg_kernel_override(ov, "DB", 0, &c->origin.db);
+  CG_CHECK(c->db == 0 || c->db == 1, CG_BAD_INPUT, "--kernel-param DB=%d: must be 0 or 1", c->db);
+  CG_CHECK(!c->db || !c->fwr, CG_BAD_INPUT,
+           "--kernel-param DB=1: FWR=%d's forward part has no chunks of w1 to double-buffer",
+           c->fwr);
   const size_t local = fit_a_blocks(s, local_mem, r, rn_given, kc0, vw0, c);
   CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
@@ -312,6 +323,12 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
   CG_CHECK(!c->pf || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
            "--kernel-param STAGE=0: PF=1 fetches through registers (STAGE=1)");
   if (c->pf && !c->stage) {
+    c->stage = 1;
+    c->origin.stage = CG_ORIGIN_FALLBACK;
+  }
+  CG_CHECK(!c->db || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
+           "--kernel-param STAGE=0: DB=1 fetches through registers (STAGE=1)");
+  if (c->db && !c->stage) {
     c->stage = 1;
     c->origin.stage = CG_ORIGIN_FALLBACK;
   }
@@ -419,6 +436,7 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
                 {"KC", c->kc, c->origin.kc},
                 {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
                 {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
+                {"DB", c->db, c->origin.db},
                 {"FWR", c->fwr, c->origin.fwr},
                 {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
@@ -450,10 +468,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     if (!configured) first = *c;
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
-             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DFWR=%d -DKV=%d "
+             "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
+             "-DKV=%d "
              "-DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->stage, c->fwr, c->kv, c->rgroups, c->nch, c->three, c->dz1a,
+             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->rgroups, c->nch, c->three, c->dz1a,
              c->wr, c->rr, c->rc, c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
@@ -527,7 +546,8 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
   const double lpb = ceil(kc * bj / wga), lpa_g1 = ceil(kc * bi / wga),
                lpa_fw = ceil(kc * nc / wga), lpa = fmax(lpa_g1, lpa_fw);
   /* launch A, per tile: the g1 chunks (dz1 computed per element where DZ1A), the update, the
-   * forward chunks */
+   * forward chunks (the same with DB: its first fetch and store, before the chunks, stand for
+   * the last chunk's, which has none) */
   const double g1 = ceil(N / kc) * (lpa_g1 + lpb * (1 + (c->dz1a ? O : 0)) + lpa + lpb +
                                     kc * (rm * rn + rm + (rm + rn) / c->vw));
   const double kf = c->ty * c->kv, inner = rm2 * rn + rm2 + rm2 / c->vw2 + rn / c->vw;
@@ -770,7 +790,7 @@ cleanup:
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX",   "TY",      "R",       "RN",   "KC",  "TPG",        "VW",     "PF",
-    "STAGE",    "FWR",  "THREE",   "DZ1A",    "RC",      "PERSIST", "PGROUPS", "SPIN",
+    "STAGE",    "DB",   "FWR",     "THREE",   "DZ1A",    "RC",      "PERSIST", "PGROUPS", "SPIN",
     "WG_PERSIST", "SPLITK", "DZ1P", "SPLITS", "LOSSG", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
@@ -778,7 +798,7 @@ static const char *const cl_mlp_kernel_params[] = {
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     13,
+     14,
      {{"STRATEGY", 2, {0, 1}},
       {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
@@ -789,6 +809,7 @@ static const cg_tune_space cl_mlp_tune[] = {
       {"VW", 3, {1, 2, 4}},
       {"PF", 2, {0, 1}},
       {"STAGE", 2, {0, 1}},
+      {"DB", 2, {0, 1}},
       {"FWR", 3, {0, 1, 2}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
