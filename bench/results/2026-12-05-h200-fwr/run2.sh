@@ -16,7 +16,7 @@ regs() { # json tag
 step products 120 python3 "$here/results/2026-12-05-h200-fwr/products.py"
 big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 round1=("" RN=4 R=4,RN=8 RN=4,RC=16 RN=4,FWR=2 RC=16 TX=32,TY=8,RN=4 DB=1 DB=1,RN=4
-        DB=1,RC=16)
+        DB=1,RC=16 DB=1,KC=8)
 round2=("" RN=4 RC=16 DB=1)
 for round in 1 2; do
   if [ $round = 1 ]; then kps=("${round1[@]}"); else kps=("${round2[@]}"); fi
