@@ -545,22 +545,17 @@ cleanup:
  * the two, not their sum; on the device, group g's upload travels while group g-1 computes. */
 static cg_rc enqueue_pinned(cg_linear_device *l, int from, cg_error *err) {
   cg_rc rc = CG_OK;
-  bool gathering = false;
   CG_TRY(start_gather(l, from, err));
-  gathering = true;
   for (int g = from; g < l->groups; ++g) {
     l->gather_ns += cg_workers_wait(l->gather_pool);
-    gathering = false;
-    if (g + 1 < l->groups) {
-      CG_TRY(start_gather(l, g + 1, err));
-      gathering = true;
-    }
+    if (g + 1 < l->groups) CG_TRY(start_gather(l, g + 1, err));
     CG_TRY(upload_pinned_group(l, g, err));
     CG_TRY(compute_pinned_group(l, g, err));
   }
 cleanup:
-  /* nothing returns while the pool still writes a staging buffer */
-  if (gathering) cg_workers_wait(l->gather_pool);
+  /* nothing returns while the pool still writes a staging buffer (after an error; a wait with
+   * no job running returns at once) */
+  cg_workers_wait(l->gather_pool);
   return rc;
 }
 
