@@ -320,15 +320,12 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
                                 &c->origin.stage);
   CG_CHECK(c->stage == 0 || c->stage == 1, CG_BAD_INPUT,
            "--kernel-param STAGE=%d: must be 0 or 1", c->stage);
-  CG_CHECK(!c->pf || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
-           "--kernel-param STAGE=0: PF=1 fetches through registers (STAGE=1)");
-  if (c->pf && !c->stage) {
-    c->stage = 1;
-    c->origin.stage = CG_ORIGIN_FALLBACK;
-  }
-  CG_CHECK(!c->db || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
-           "--kernel-param STAGE=0: DB=1 fetches through registers (STAGE=1)");
-  if (c->db && !c->stage) {
+  /* PF and DB fetch through registers: STAGE=0 given with either is refused, a default
+   * STAGE=0 becomes 1 */
+  const char *fetches = c->pf ? "PF=1" : c->db ? "DB=1" : NULL;
+  CG_CHECK(!fetches || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
+           "--kernel-param STAGE=0: %s fetches through registers (STAGE=1)", fetches);
+  if (fetches && !c->stage) {
     c->stage = 1;
     c->origin.stage = CG_ORIGIN_FALLBACK;
   }
@@ -406,8 +403,8 @@ cleanup:
  * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
  * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
  * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, KC, TPG, THREE, DZ1A) replace the choices, for tuning on a device; the
- * result stays correct for any valid setting. A value that the local memory made smaller than the
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, THREE, DZ1A, RC) replace the
+ * choices, for tuning on a device; the result stays correct for any valid setting. A value that the local memory made smaller than the
  * rule's choice is a fallback (build_fused marks those that the kernels' work-group limits
  * shrank). */
 static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
