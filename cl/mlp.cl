@@ -312,6 +312,16 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
     }                                                                                             \
   } while (0)
 
+/* The two chunks' places in As (Bs[k][j] for both): g1's x[n0+k][i0+i] in As[k][i], the
+ * forward part's x[n0+n][i0+k0+k] in As[k][n] */
+#define STORE_G1() STORE(BI, BJ, As[e / BI][e % BI])
+#define STORE_FW() STORE(NC, BJ, As[e % KC][e / KC])
+/* The forward part's chunk after the one at rows n0 of x and k0 of the tile (row chunk ch): the
+ * next KC rows of the tile, else the next rows of x; FW_MORE: whether there is one */
+#define FW_MORE(ch, k0) ((k0) + KC < BI || (ch) + 1 < NCH)
+#define FETCH_FW_NEXT(n0, k0)                                                                     \
+  FETCH_FW((k0) + KC >= BI ? (n0) + NC : (n0), (k0) + KC >= BI ? 0 : (k0) + KC)
+
 /* The forward part's product over the first K rows of As and Bs, into acc2 */
 #define FORWARD_PRODUCT(K)                                                                        \
   do {                                                                                            \
@@ -366,7 +376,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #if DB
     if (backward) {
       FETCH_G1(0);
-      STORE(BI, BJ, As[e / BI][e % BI]);
+      STORE_G1();
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -377,7 +387,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       if (backward) {
 #if STAGE
         if (!PF || n0 == 0) FETCH_G1(n0);
-        STORE(BI, BJ, As[e / BI][e % BI]);
+        STORE_G1();
 #else
         LOAD_G1(n0);
 #endif
@@ -399,7 +409,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       }
 #if DB
       SWAP();
-      if (backward && n0 + KC < NB) STORE(BI, BJ, As[e / BI][e % BI]);
+      if (backward && n0 + KC < NB) STORE_G1();
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
     }
@@ -436,7 +446,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #if DB
     if (forward) {
       FETCH_FW(0, 0);
-      STORE(NC, BJ, As[e % KC][e / KC]);
+      STORE_FW();
     }
     barrier(CLK_LOCAL_MEM_FENCE);
 #endif
@@ -468,28 +478,23 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #else
       for (int k0 = 0; k0 < BI; k0 += KC) {
 #if DB
-        /* the next chunk: the next KC rows of the tile, else the next rows of x */
-        const int last = k0 + KC >= BI, more = !last || ch + 1 < NCH;
-        if (forward && more) FETCH_FW(last ? n0 + NC : n0, last ? 0 : k0 + KC);
+        const bool more = FW_MORE(ch, k0);
+        if (forward && more) FETCH_FW_NEXT(n0, k0);
         if (forward) FORWARD_PRODUCT(KC);
         SWAP();
-        if (forward && more) STORE(NC, BJ, As[e % KC][e / KC]);
+        if (forward && more) STORE_FW();
         barrier(CLK_LOCAL_MEM_FENCE);
 #else
         if (forward) {
 #if STAGE
           if (!PF || (ch == 0 && k0 == 0)) FETCH_FW(n0, k0);
-          STORE(NC, BJ, As[e % KC][e / KC]);
+          STORE_FW();
 #else
           LOAD_FW(n0, k0);
 #endif
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (forward && PF) {
-          /* the next chunk: the next KC rows of the tile, else the next rows of x */
-          const int last = k0 + KC >= BI;
-          if (!last || ch + 1 < NCH) FETCH_FW(last ? n0 + NC : n0, last ? 0 : k0 + KC);
-        }
+        if (forward && PF && FW_MORE(ch, k0)) FETCH_FW_NEXT(n0, k0);
         if (forward) FORWARD_PRODUCT(KC);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
