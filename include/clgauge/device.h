@@ -71,6 +71,10 @@ bool cg_device_selector_is_list(const char *selector);
 /* "GPU", "CPU", "accelerator", ... for a cl_device_type. */
 const char *cg_device_type_name(cl_device_type type);
 
+/* The device's compute units, at least 1: a driver that fails the query or reports 0 leaves
+ * compute_units at 0, and every sizing rule divides by it. */
+unsigned cg_device_units(const cg_device_info *info);
+
 /* An opened device: its context and one in-order queue (profiling enabled when supported). */
 typedef struct cg_device cg_device;
 cg_rc cg_device_open(const cg_device_info *info, cg_device **out, cg_error *err);

@@ -123,6 +123,10 @@ void cg_device_list_free(cg_device_list *list) {
   list->nempty = 0;
 }
 
+unsigned cg_device_units(const cg_device_info *info) {
+  return info->compute_units ? info->compute_units : 1;
+}
+
 const char *cg_device_type_name(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_GPU) return "GPU";
   if (type & CL_DEVICE_TYPE_CPU) return "CPU";

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "clgauge/clock.h"
+#include "clgauge/device.h"
 #include "clgauge/program.h"
 #include "clgauge/random.h"
 
@@ -36,7 +37,7 @@ static double since_ms(uint64_t t0) { return cg_ns_to_ms(cg_now_ns() - t0); }
 
 /* Work-items: four full work-groups per compute unit, enough to fill a GPU's schedulers. */
 static size_t global_items(const prober *pr, size_t local) {
-  const size_t units = pr->info->compute_units ? pr->info->compute_units : 1;
+  const size_t units = cg_device_units(pr->info);
   size_t items = units * 1024 * 4;
   return (items + local - 1) / local * local;
 }

@@ -8,6 +8,7 @@
 
 #include "backends/cl/persistent.h"
 #include "clgauge/clock.h"
+#include "clgauge/device.h"
 #include "clgauge/grid.h"
 
 typedef struct linear_persistent {
@@ -189,7 +190,7 @@ cg_rc cg_cl_linear_persistent_setup(const cg_backend_env *env, cg_linear_device 
    * of L2 per work-group and batch, so more groups than that cost more than they share; at most
    * a group per compute unit */
   const size_t by_features = (F + 63) / 64;
-  const size_t cu = info->compute_units ? info->compute_units : 1;
+  const size_t cu = cg_device_units(info);
   const int groups = (int)(by_features < cu ? by_features : cu);
   size_t local_bytes = 0;
   bool fits = false;

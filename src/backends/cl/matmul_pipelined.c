@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clgauge/device.h"
+
 /* In the order of cl/matmul.cl's build options. */
 enum { P_MWG, P_NWG, P_KWG, P_WM, P_WN, P_VW, P_PAD, P_COUNT };
 _Static_assert((int)P_COUNT == (int)CG_CL_PIPELINED_NPARAMS, "the header's count of parameters");
@@ -59,10 +61,6 @@ static const struct {
 };
 enum { GPU_BLOCKS = sizeof gpu_blocks / sizeof gpu_blocks[0], CPU_BLOCK = 3 };
 
-static long compute_units(const cg_device_info *info) {
-  return info->compute_units ? (long)info->compute_units : 1;
-}
-
 static long waves(const pipe_config *c, const cg_matmul_shape *s, long units) {
   return (groups(c, s) + units - 1) / units;
 }
@@ -78,7 +76,7 @@ static void choose_default(const cg_device_info *info, const cg_matmul_shape *s,
   for (int i = 0; i < P_COUNT; ++i) c->origin[i] = CG_ORIGIN_DEFAULT;
   int best = CPU_BLOCK;
   if (!(info->type & CL_DEVICE_TYPE_CPU)) {
-    const long units = compute_units(info);
+    const long units = (long)cg_device_units(info);
     double best_cost = INFINITY;
     for (int b = 0; b < GPU_BLOCKS; ++b) {
       memcpy(c->v, gpu_blocks[b].v, sizeof c->v);
@@ -200,7 +198,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
     tuned |= c.origin[i] == CG_ORIGIN_TUNED;
     overridden_block |= (i == P_MWG || i == P_NWG) && c.origin[i] == CG_ORIGIN_OVERRIDE;
   }
-  const long units = compute_units(info);
+  const long units = (long)cg_device_units(info);
   if (tuned && !overridden_block && !(info->type & CL_DEVICE_TYPE_CPU) &&
       wave_efficiency(&c, &mm->shape, units) <
           TUNED_WAVE_SHARE * wave_efficiency(&own, &mm->shape, units)) {

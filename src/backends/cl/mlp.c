@@ -13,6 +13,7 @@
 #include "backends/cl/mlp_products.h"
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
+#include "clgauge/device.h"
 #include "clgauge/loop_limit.h"
 
 enum { VARIANT_PER_OP, VARIANT_FUSED };
@@ -226,7 +227,7 @@ static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int 
 static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, uint64_t local_mem,
                              const cg_kernel_overrides *ov, fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
-  const int cu = info->compute_units ? (int)info->compute_units : 1;
+  const int cu = (int)cg_device_units(info);
   int r = 8;
   while (r > 1 && 2 * ceil_div(s.din, c->ty * r) * ceil_div(s.hidden, c->tx * r) < cu) r /= 2;
   c->origin.r = CG_ORIGIN_DEFAULT;
@@ -370,7 +371,7 @@ static cg_rc choose_reduce(const cg_mlp_shape s, const cg_device_info *info, int
                            uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
                            cg_error *err) {
   cg_rc rc = CG_OK;
-  const int cu = info->compute_units ? (int)info->compute_units : 1;
+  const int cu = (int)cg_device_units(info);
   const int N = s.batch, H = s.hidden;
   c->wr = lim;
   c->rc = 32;

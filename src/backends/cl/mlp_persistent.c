@@ -6,6 +6,7 @@
 
 #include "backends/cl/persistent.h"
 #include "clgauge/clock.h"
+#include "clgauge/device.h"
 #include "clgauge/grid.h"
 
 struct cg_cl_mlp_persistent {
@@ -102,7 +103,7 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
    * On by default on GPUs: on the H200 it was faster than the launches at every shape where its
    * local memory fits (9.0 against 26.5 us per seed iteration, and at 5 other small shapes;
    * bench/RESULTS.md, 2026-12-04, evening) */
-  const size_t cu = info->compute_units ? info->compute_units : 1;
+  const size_t cu = cg_device_units(info);
   cg_cl_persist_plan plan;
   bool want = false;
   CG_TRY(cg_cl_persist_want(env, (int)cu, true, config, &plan, &want, err));

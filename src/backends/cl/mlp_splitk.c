@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "clgauge/device.h"
+
 /* Work-groups per compute unit that a split aims at: one alone leaves a unit idle while its
  * loads are in flight. */
 #define GROUPS_PER_UNIT 2
@@ -47,7 +49,7 @@ cg_rc cg_mlp_splitk_create(const cg_backend_env *env, int splits, cg_mlp_splitk 
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(cg_cl_env_device(env));
   memset(sk, 0, sizeof *sk);
-  sk->units = info->compute_units ? (long)info->compute_units : 1;
+  sk->units = (long)cg_device_units(info);
   sk->splits = splits;
   cg_cl_group_limits dev;
   CG_TRY(cg_cl_device_limits(info, &dev, err));
