@@ -77,36 +77,19 @@ cleanup:
   return rc;
 }
 
-cg_rc cg_cl_matmul_enqueue(void *state, const cg_run *run, cg_error *err) {
-  cg_rc rc = CG_OK;
+static cg_rc one_product(void *state, cl_event *event, cg_error *err) {
   cg_device_matmul *mm = state;
-  cg_device_span *span = &mm->span;
-  cg_device_span_release(span);
-  const size_t one = 1;
-  if (mm->stamp) {
-    CG_CL(clEnqueueNDRangeKernel, (mm->queue, mm->stamp, 1, NULL, &one, &one, 0, NULL,
-                                   &span->begin));
-    span->begin_at_end = true;
-  }
-  for (int i = 0; i < run->iters; ++i) {
-    cl_event *ev = !mm->stamp && i == 0 ? &span->begin : i == run->iters - 1 ? &span->end : NULL;
-    CG_TRY(mm->product(mm, ev, err));
-  }
-  if (!span->end && span->begin && !mm->stamp) clRetainEvent(span->end = span->begin);
-cleanup:
-  return rc;
+  return mm->product(mm, event, err);
+}
+
+cg_rc cg_cl_matmul_enqueue(void *state, const cg_run *run, cg_error *err) {
+  cg_device_matmul *mm = state;
+  return cg_cl_run_enqueue(mm->queue, mm->stamp, run->iters, one_product, mm, &mm->span, err);
 }
 
 cg_rc cg_cl_matmul_finish(void *state, cg_run_result *out, cg_error *err) {
-  cg_rc rc = CG_OK;
   cg_device_matmul *mm = state;
-  CG_CL(clFinish, (mm->queue));
-  cg_cl_span_result(&mm->span, out);
-  out->launches = mm->launches;
-  /* a product whose launches are unknown is one library call (CLBlast's), at least one kernel */
-  out->launches_at_least = mm->launches >= 0 ? mm->launches : 1;
-cleanup:
-  return rc;
+  return cg_cl_run_finish(mm->queue, &mm->span, mm->launches, out, err);
 }
 
 cg_rc cg_cl_matmul_download(void *state, void *outputs, cg_error *err) {

@@ -73,38 +73,19 @@ cleanup:
   return rc;
 }
 
-/* Events only on the commands that bound the run: its first update (or the stamp before it) and
- * its last one. */
-cg_rc cg_cl_saxpy_enqueue(void *state, const cg_run *run, cg_error *err) {
-  cg_rc rc = CG_OK;
+static cg_rc one_update(void *state, cl_event *event, cg_error *err) {
   cg_device_saxpy *sx = state;
-  cg_device_span *span = &sx->span;
-  cg_device_span_release(span);
-  const size_t one = 1;
-  if (sx->stamp) {
-    CG_CL(clEnqueueNDRangeKernel, (sx->queue, sx->stamp, 1, NULL, &one, &one, 0, NULL,
-                                   &span->begin));
-    span->begin_at_end = true;
-  }
-  for (int i = 0; i < run->iters; ++i) {
-    cl_event *ev = !sx->stamp && i == 0 ? &span->begin : i == run->iters - 1 ? &span->end : NULL;
-    CG_TRY(sx->update(sx, ev, err));
-  }
-  if (!span->end && span->begin && !sx->stamp) clRetainEvent(span->end = span->begin);
-cleanup:
-  return rc;
+  return sx->update(sx, event, err);
+}
+
+cg_rc cg_cl_saxpy_enqueue(void *state, const cg_run *run, cg_error *err) {
+  cg_device_saxpy *sx = state;
+  return cg_cl_run_enqueue(sx->queue, sx->stamp, run->iters, one_update, sx, &sx->span, err);
 }
 
 cg_rc cg_cl_saxpy_finish(void *state, cg_run_result *out, cg_error *err) {
-  cg_rc rc = CG_OK;
   cg_device_saxpy *sx = state;
-  CG_CL(clFinish, (sx->queue));
-  cg_cl_span_result(&sx->span, out);
-  out->launches = sx->launches;
-  /* an update whose launches are unknown is one library call (CLBlast's), at least one kernel */
-  out->launches_at_least = sx->launches >= 0 ? sx->launches : 1;
-cleanup:
-  return rc;
+  return cg_cl_run_finish(sx->queue, &sx->span, sx->launches, out, err);
 }
 
 cg_rc cg_cl_saxpy_download(void *state, void *outputs, cg_error *err) {

@@ -85,6 +85,36 @@ void cg_cl_span_result(cg_device_span *span, cg_run_result *out) {
   cg_device_span_release(span);
 }
 
+cg_rc cg_cl_run_enqueue(cl_command_queue queue, cl_kernel stamp, int iters, cg_cl_run_call call,
+                        void *state, cg_device_span *span, cg_error *err) {
+  cg_rc rc = CG_OK;
+  cg_device_span_release(span);
+  const size_t one = 1;
+  if (stamp) {
+    CG_CL(clEnqueueNDRangeKernel, (queue, stamp, 1, NULL, &one, &one, 0, NULL, &span->begin));
+    span->begin_at_end = true;
+  }
+  for (int i = 0; i < iters; ++i) {
+    cl_event *ev = !stamp && i == 0 ? &span->begin : i == iters - 1 ? &span->end : NULL;
+    CG_TRY(call(state, ev, err));
+  }
+  /* a single call without a stamp: its event is both ends */
+  if (!span->end && span->begin && !stamp) clRetainEvent(span->end = span->begin);
+cleanup:
+  return rc;
+}
+
+cg_rc cg_cl_run_finish(cl_command_queue queue, cg_device_span *span, int launches,
+                       cg_run_result *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  CG_CL(clFinish, (queue));
+  cg_cl_span_result(span, out);
+  out->launches = launches;
+  out->launches_at_least = launches >= 0 ? launches : 1;
+cleanup:
+  return rc;
+}
+
 size_t cg_pow2_floor(size_t v) {
   size_t p = 1;
   while (p * 2 <= v) p *= 2;

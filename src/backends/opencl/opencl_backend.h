@@ -49,6 +49,20 @@ void cg_cl_release_mem(cl_mem *mem);
 /* The run's device time from its span into out (device_ms, or device_why); releases the span. */
 void cg_cl_span_result(cg_device_span *span, cg_run_result *out);
 
+/* One call of a run: enqueues one iteration's work on the backend's queue; `event` (NULL but on
+ * the run's first and last calls) receives the event of the iteration's last command. */
+typedef cg_rc (*cg_cl_run_call)(void *state, cl_event *event, cg_error *err);
+/* A run of `iters` calls between the events of `span` (released first). With a stamp kernel (an
+ * empty one, for a library that hands back only its last kernel's event) the run begins where
+ * the stamp ends; without, where the first call's event begins. It ends with the last call's. */
+cg_rc cg_cl_run_enqueue(cl_command_queue queue, cl_kernel stamp, int iters, cg_cl_run_call call,
+                        void *state, cg_device_span *span, cg_error *err);
+/* Waits for the run, then its device time from `span` (released) and its launches into out:
+ * `launches` kernel enqueues per iteration, or -1 where a library decides (one library call
+ * launches at least one kernel). */
+cg_rc cg_cl_run_finish(cl_command_queue queue, cg_device_span *span, int launches,
+                       cg_run_result *out, cg_error *err);
+
 /* The largest power of two not above v (v >= 1). */
 size_t cg_pow2_floor(size_t v);
 /* ceil(a / b), and a rounded up to a multiple of b (b >= 1): grids of whole work-groups. */
