@@ -261,12 +261,6 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
   c->fwr = cg_kernel_override(ov, "FWR", 0, &c->origin.fwr);
   CG_CHECK(c->fwr >= 0 && c->fwr <= 2, CG_BAD_INPUT, "--kernel-param FWR=%d: must be 0, 1 or 2",
            c->fwr);
-  /* PoCL 3.1 took more than 15 minutes to build the unrolled loop at R=8 (its barriers): a CPU
-   * driver runs FWR=2 as 1 */
-  if (c->fwr == 2 && (info->type & CL_DEVICE_TYPE_CPU)) {
-    c->fwr = 1;
-    c->origin.fwr = CG_ORIGIN_FALLBACK;
-  }
   /* DB 1: each chunk of the backward part and of the read-back forward part in two local
    * buffers, the next one fetched while this one is multiplied, one barrier per chunk instead of
    * two (the pipelined matmul's scheme); needs the registers of STAGE 1 (choose_a_switches) and
@@ -277,6 +271,12 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
   CG_CHECK(!c->db || !c->fwr, CG_BAD_INPUT,
            "--kernel-param DB=1: FWR=%d's forward part has no chunks of w1 to double-buffer",
            c->fwr);
+  /* PoCL 3.1 took more than 15 minutes to build the unrolled loop at R=8 (its barriers): a CPU
+   * driver runs FWR=2 as 1 */
+  if (c->fwr == 2 && (info->type & CL_DEVICE_TYPE_CPU)) {
+    c->fwr = 1;
+    c->origin.fwr = CG_ORIGIN_FALLBACK;
+  }
   const size_t local = fit_a_blocks(s, local_mem, r, rn_given, kc0, vw0, c);
   CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
