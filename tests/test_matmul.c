@@ -817,8 +817,9 @@ static void pipelined_product(const cg_impl *impl, const cg_backend_env *env, sh
  * of its block of C and of its k-slice: blocks no power of two with work-groups whose items
  * share a slice's loads unevenly (9x10 of 3x5, k-slices of 2, scalar loads), float2 loads with
  * three vectors of padding, float4 with 8x8 outputs per work-item (as on a GPU), float2 with 6x6
- * (the GPU's 96x96 block, smaller); every element
- * checked, every override reported as such. Values the kernel cannot take, or that cannot fit
+ * (the GPU's 96x96 block, smaller), and overrides that the defaults must give way to (a vector
+ * width for 2 x 1 outputs, outputs for a block of 6 x 10: fallbacks); every element checked,
+ * every override reported as such. Values the kernel cannot take, or that cannot fit
  * the device with the overrides given, are refused naming --kernel-param and the overrides. */
 START_TEST(test_pipelined_overrides) {
   cg_device_list list;
@@ -841,6 +842,10 @@ START_TEST(test_pipelined_overrides) {
       {"MWG=16,NWG=32,KWG=8,WM=8,WN=8", {{33, 31, 17}}},
       /* the GPU's 96x96 block in small: 6x6 outputs, float2 reads, a block no power of two */
       {"MWG=24,NWG=36,KWG=16,WM=6,WN=6,VW=2", {{25, 37, 17}, {49, 1, 33}, {24, 36, 16}}},
+      /* the parameters not given agree with those given: the vector width with 2 x 1 outputs
+       * per work-item, the outputs with blocks of 6 x 10 */
+      {"WM=2,WN=1", {{17, 19, 23}}},
+      {"MWG=6,NWG=10", {{25, 41, 9}}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     cg_kernel_overrides ov;

@@ -171,6 +171,27 @@ static bool shrink(pipe_config *c, const cg_cl_group_limits *l) {
   return false;
 }
 
+/* The parameters not given, made to agree with those given: a default per-item block halves
+ * until it divides an overridden work-group block, and a default vector width until it divides
+ * the per-item block (so that WM=2 alone runs, with float2 loads, where the default is float4);
+ * each one changed is a fallback. What the overrides themselves contradict stays for
+ * consistent() to refuse. */
+static void agree_with_overrides(pipe_config *c) {
+  int *v = c->v;
+  static const int block[2] = {P_MWG, P_NWG}, item[2] = {P_WM, P_WN};
+  for (int d = 0; d < 2; ++d)
+    if (c->origin[item[d]] != CG_ORIGIN_OVERRIDE && v[block[d]] >= 1)
+      while (v[item[d]] > 1 && v[block[d]] % v[item[d]]) {
+        v[item[d]] /= 2;
+        c->origin[item[d]] = CG_ORIGIN_FALLBACK;
+      }
+  if (c->origin[P_VW] != CG_ORIGIN_OVERRIDE && v[P_WM] >= 1 && v[P_WN] >= 1)
+    while (v[P_VW] > 1 && (v[P_WM] % v[P_VW] || v[P_WN] % v[P_VW])) {
+      v[P_VW] /= 2;
+      c->origin[P_VW] = CG_ORIGIN_FALLBACK;
+    }
+}
+
 static void release_kernel(cg_device_matmul *mm) {
   if (mm->kernel) clReleaseKernel(mm->kernel);
   if (mm->program) clReleaseProgram(mm->program);
@@ -215,6 +236,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
         c.origin[i] = CG_ORIGIN_DEFAULT;
       }
   }
+  agree_with_overrides(&c);
   dflt = c;
   char given[160], why[200];
   overrides_text(&c, given, sizeof given);
