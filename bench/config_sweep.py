@@ -1,0 +1,139 @@
+#!/usr/bin/env python3
+"""Random kernel parameters of clgauge's hand-written kernels, each run verified against the
+host reference: a check of the parameter space on one device and driver, beyond the fixed cases
+of the tests (a driver not seen in CI, a GPU).
+
+  bench/config_sweep.py --clgauge build/clgauge --device pocl --workload mlp --count 60 --seed 7
+
+Each case draws a shape and a set of overrides, runs `clgauge WORKLOAD ... --kernel-param ...
+--json FILE` and sorts its record into
+  ok       the run was verified against the reference;
+  refused  the overrides were refused by name (exit status 3, a reason naming --kernel-param),
+           or the device cannot take them (status 'unsupported');
+  FAILED   anything else: a mismatch with the reference, a driver error, a crash, a hang (past
+           --case-timeout), no results file.
+One line per case (its command, so that a failure can be run again by hand), then a summary.
+Exit status 1 when a case failed, 0 otherwise. The same seed draws the same cases.
+
+Workloads: mlp (cl/fused: launch A's blocking and switches, launch R, the products step, the
+persistent path), linear (cl, every transfer mode with its group, ramp, gathering threads and
+persistent switches), matmul (cl/pipelined: block, k-slice, per-item outputs, vectors, padding).
+"""
+import argparse
+import json
+import os
+import random
+import subprocess
+import sys
+import tempfile
+
+# (name, values): each is drawn for a case with probability DRAW_SHARE, else left to the default
+MLP_PARAMS = [("TX", [1, 2, 4, 8, 16, 32]), ("TY", [1, 2, 4, 8, 16]), ("R", [1, 2, 3, 4, 8]),
+              ("RN", [1, 2, 3, 4, 8]), ("KC", [1, 2, 3, 5, 8, 16]), ("VW", [1, 2, 4]),
+              ("PF", [0, 1]), ("STAGE", [0, 1]), ("DB", [0, 1]), ("FWR", [0, 1, 2]),
+              ("THREE", [0, 1]), ("DZ1A", [0, 1]), ("RC", [1, 3, 8, 16, 64]),
+              ("STRATEGY", [0, 1]), ("PERSIST", [0, 1, 2])]
+LINEAR_PARAMS = [("GROUP", [1, 2, 3, 8, 32]), ("RAMP", [0, 1]), ("THREADS", [1, 2, 3, 7]),
+                 ("PERSIST", [0, 1, 2])]
+MATMUL_PARAMS = [("MWG", [8, 16, 32, 48, 64, 96, 128]), ("NWG", [8, 16, 32, 64, 96, 128]),
+                 ("KWG", [1, 2, 4, 8, 16, 32]), ("WM", [1, 2, 4, 8]), ("WN", [1, 2, 4, 8]),
+                 ("VW", [1, 2, 4]), ("PAD", [0, 1, 4])]
+DRAW_SHARE = 0.4
+
+
+def draw_params(rng, table):
+    return {name: rng.choice(values) for name, values in table if rng.random() < DRAW_SHARE}
+
+
+def mlp_case(rng):
+    shape = ["--batch", rng.choice([1, 2, 7, 8, 16, 17, 33, 64, 65, 129]),
+             "--din", rng.choice([1, 5, 16, 37, 130, 257]),
+             "--hidden", rng.choice([1, 7, 16, 41, 129, 300]),
+             "--dout", rng.choice([1, 3, 8, 17, 64]), "--iters", 3, "--print-every", 1]
+    params = draw_params(rng, MLP_PARAMS)
+    if rng.random() < 0.3:
+        shape.append("--update-w3")
+    # more than one row tile per work-group only where the batch fits one (else refused)
+    if rng.random() < 0.2:
+        params["TPG"] = rng.choice([2, 3])
+    return ["mlp", "--backend", "cl", "--variant", "fused"] + shape, params
+
+
+def linear_case(rng):
+    shape = ["--samples", rng.choice([1, 2, 7, 33, 100, 257, 1000]),
+             "--batch", rng.choice([1, 3, 8, 32, 64, 200]),
+             "--features", rng.choice([1, 2, 5, 17, 100, 1001]),
+             "--classes", rng.choice([1, 2, 3, 10, 17]), "--epochs", rng.choice([1, 2, 3]),
+             "--transfer", rng.choice(["pinned", "pinned", "resident", "pageable"])]
+    return ["linear", "--backend", "cl"] + shape, draw_params(rng, LINEAR_PARAMS)
+
+
+def matmul_case(rng):
+    shape = ["--m", rng.choice([1, 17, 64, 97, 128, 255]),
+             "--n", rng.choice([1, 19, 64, 100, 130, 256]),
+             "--k", rng.choice([1, 23, 64, 129, 300]), "--runs", 1, "--loops", 2]
+    return ["matmul", "--backend", "cl", "--variant", "pipelined"] + shape, \
+        draw_params(rng, MATMUL_PARAMS)
+
+
+CASES = {"mlp": mlp_case, "linear": linear_case, "matmul": matmul_case}
+
+
+def run_case(args, index, rng, workdir):
+    argv, params = CASES[args.workload](rng)
+    out = os.path.join(workdir, "case-%d.json" % index)
+    cmd = [args.clgauge] + [str(a) for a in argv] + ["--device", args.device]
+    if params:
+        cmd += ["--kernel-param", ",".join("%s=%d" % kv for kv in params.items())]
+    try:
+        proc = subprocess.run(cmd + ["--json", out], capture_output=True, text=True,
+                              timeout=args.case_timeout)
+    except subprocess.TimeoutExpired:
+        return "FAILED", "no end within %d s" % args.case_timeout, cmd
+    try:
+        with open(out) as f:
+            records = json.load(f)["records"]
+    except (OSError, ValueError, KeyError) as e:
+        tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
+        return "FAILED", "exit status %d, no results (%s): %s" % (proc.returncode, e, tail[0]), cmd
+    bad = [r for r in records if r["status"] != "ok"]
+    if not records:
+        return "FAILED", "exit status %d, no record" % proc.returncode, cmd
+    if not bad:
+        return "ok", "", cmd
+    reason = bad[0].get("reason") or ""
+    if bad[0]["status"] == "unsupported" or (proc.returncode == 3 and "--kernel-param" in reason):
+        return "refused", reason, cmd
+    return "FAILED", "%s: %s" % (bad[0]["status"], reason), cmd
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--clgauge", default="build/clgauge", help="the clgauge binary")
+    ap.add_argument("--device", default="0", help="clgauge's --device selector (default 0)")
+    ap.add_argument("--workload", choices=sorted(CASES), default="mlp")
+    ap.add_argument("--count", type=int, default=40, help="cases to run (default 40)")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the draws (default 1)")
+    ap.add_argument("--case-timeout", type=int, default=600,
+                    help="seconds a case may take before it counts as hung (default 600)")
+    args = ap.parse_args()
+    if args.count < 1:
+        ap.error("--count %d: at least one case" % args.count)
+    if not os.access(args.clgauge, os.X_OK):
+        ap.error("--clgauge %s: not an executable file" % args.clgauge)
+    rng = random.Random(args.seed)
+    tally = {"ok": 0, "refused": 0, "FAILED": 0}
+    with tempfile.TemporaryDirectory(prefix="clgauge-sweep.") as workdir:
+        for i in range(args.count):
+            verdict, why, cmd = run_case(args, i, rng, workdir)
+            tally[verdict] += 1
+            print("%3d %-7s %s%s" % (i, verdict, " ".join(cmd[1:]),
+                                      "\n      " + why if why else ""), flush=True)
+    print("%s on %s, seed %d: %d ok, %d refused, %d failed" % (
+        args.workload, args.device, args.seed, tally["ok"], tally["refused"], tally["FAILED"]))
+    return 1 if tally["FAILED"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
