@@ -846,6 +846,9 @@ START_TEST(test_pipelined_overrides) {
        * per work-item, the outputs with blocks of 6 x 10 */
       {"WM=2,WN=1", {{17, 19, 23}}},
       {"MWG=6,NWG=10", {{25, 41, 9}}},
+      /* long k-slices with padding: on rusticl (32 KiB, which reports twice the tiles' bytes as
+       * the kernel's local memory) a smaller block than the default */
+      {"KWG=32,VW=4,PAD=4", {{255, 130, 1}, {33, 70, 65}}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     cg_kernel_overrides ov;

@@ -264,9 +264,8 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
     /* Shrink against the built kernel's limits: its work-items, and the local memory the driver
      * adds beside the tiles. Each pass shrinks, since the same parameters no longer fit. */
     release_kernel(mm);
-    const uint64_t extra = used > tile_bytes(&c) ? used - tile_bytes(&c) : 0;
     lim.items = built.items < lim.items ? built.items : lim.items;
-    lim.local_mem = dev.local_mem > extra ? dev.local_mem - extra : 0;
+    lim.local_mem = cg_cl_local_for_arrays(dev.local_mem, tile_bytes(&c), used);
   }
   for (int i = 0; i < P_COUNT; ++i) {
     const bool changed = c.v[i] != dflt.v[i];

@@ -77,9 +77,8 @@ cg_rc cg_mlp_splitk_create(const cg_backend_env *env, int splits, cg_mlp_splitk 
     /* Against the built kernel's limits: each pass shrinks, since the same block no longer
      * fits. */
     release_kernels(sk);
-    const uint64_t extra = used > tile_bytes(bm, bn, kt) ? used - tile_bytes(bm, bn, kt) : 0;
     lim.items = built.items < lim.items ? built.items : lim.items;
-    lim.local_mem = dev.local_mem > extra ? dev.local_mem - extra : 0;
+    lim.local_mem = cg_cl_local_for_arrays(dev.local_mem, tile_bytes(bm, bn, kt), used);
   }
   sk->bm = bm;
   sk->bn = bn;

@@ -168,6 +168,12 @@ cleanup:
   return rc;
 }
 
+uint64_t cg_cl_local_for_arrays(uint64_t device_local, uint64_t declared, uint64_t used) {
+  if (used <= declared || used == 0) return device_local;
+  /* in long double: device_local x declared may pass 2^64 on a device with gigabytes of it */
+  return (uint64_t)((long double)device_local * (long double)declared / (long double)used);
+}
+
 size_t cg_cl_square_edge(const cg_cl_group_limits *l, size_t cap) {
   size_t e = cg_pow2_floor(cap ? cap : 1);
   while (e > 1 && (e * e > l->items || e > l->dim[0] || e > l->dim[1])) e /= 2;

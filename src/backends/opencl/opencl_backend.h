@@ -92,6 +92,13 @@ cg_rc cg_cl_device_limits(const cg_device_info *info, cg_cl_group_limits *out, c
  * (may be NULL). */
 cg_rc cg_cl_kernel_limits(const cg_device_info *info, cl_kernel kernel, cg_cl_group_limits *limits,
                           uint64_t *kernel_local, cg_error *err);
+/* The local memory a kernel's own __local arrays may take on the next build, after a build whose
+ * arrays took `declared` bytes and which reported `used` (CL_KERNEL_LOCAL_MEM_SIZE) on a device
+ * of `device_local`. What the driver adds is taken as proportional to the arrays: rusticl on
+ * llvmpipe reports twice them, and taking the difference as a fixed addition left 4 KiB of 32
+ * for arrays that fit in 16. Below `declared` whenever `used` is over `device_local`, so that
+ * each rebuild shrinks. */
+uint64_t cg_cl_local_for_arrays(uint64_t device_local, uint64_t declared, uint64_t used);
 /* The largest power-of-two edge e <= cap of an e x e work-group within the limits (1 at least). */
 size_t cg_cl_square_edge(const cg_cl_group_limits *l, size_t cap);
 /* The largest power-of-two width w <= cap of a w x 1 work-group within the limits (1 at least). */
