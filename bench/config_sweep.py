@@ -96,9 +96,9 @@ def run_case(args, index, rng, workdir):
     except (OSError, ValueError, KeyError) as e:
         tail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["(no output)"]
         return "FAILED", "exit status %d, no results (%s): %s" % (proc.returncode, e, tail[0]), cmd
-    bad = [r for r in records if r["status"] != "ok"]
     if not records:
         return "FAILED", "exit status %d, no record" % proc.returncode, cmd
+    bad = [r for r in records if r["status"] != "ok"]
     if not bad:
         return "ok", "", cmd
     reason = bad[0].get("reason") or ""

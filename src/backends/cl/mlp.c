@@ -405,9 +405,9 @@ cleanup:
  * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
  * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
  * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, THREE, DZ1A, RC) replace the
- * choices, for tuning on a device; the result stays correct for any valid setting. A value that the local memory made smaller than the
- * rule's choice is a fallback (build_fused marks those that the kernels' work-group limits
- * shrank). */
+ * choices, for tuning on a device; the result stays correct for any valid setting. A value that
+ * the local memory made smaller than the rule's choice is a fallback (build_fused marks those
+ * that the kernels' work-group limits shrank). */
 static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              uint64_t local_mem, const cg_kernel_overrides *ov, fused_config *c,
                              cg_error *err) {
@@ -467,11 +467,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
              "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
-             "-DKV=%d "
-             "-DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d -DWGB=%d",
+             "-DKV=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d "
+             "-DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->rgroups, c->nch, c->three, c->dz1a,
-             c->wr, c->rr, c->rc, c->rcb, c->wgb);
+             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->rgroups, c->nch, c->three,
+             c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
