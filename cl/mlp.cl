@@ -413,28 +413,27 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-#if FWR
-    /* w1 as it now is (updated where `backward`) stays in acc1 for the forward part */
-    for (int r = 0; r < RM; ++r) {
-      const int row = i0 + SHARE_AT(r, ty, TY, VW);
-      for (int c = 0; c < RN; ++c) {
-        const int col = j0 + SHARE_AT(c, tx, TX, VW);
-        const bool in = row < DIN && col < HID;
-        acc1[r][c] = (in ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
-        if (backward && in) w1[row * HID + col] = acc1[r][c];
-      }
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-#else
-    if (backward) {
+    /* w1 -= lr g1 on the tile, a row of the block at a time: the row's elements read, then
+     * written, so that its reads are in flight together (read and written element by element, each
+     * read waits for the store before it unless the compiler proves the two apart), without the
+     * addresses of the whole block live at once. With FWR the tile as it now is (updated where
+     * `backward`) stays in acc1 for the forward part, read even when not `backward`. */
+    if (FWR || backward) {
       for (int r = 0; r < RM; ++r) {
         const int row = i0 + SHARE_AT(r, ty, TY, VW);
         for (int c = 0; c < RN; ++c) {
           const int col = j0 + SHARE_AT(c, tx, TX, VW);
-          if (row < DIN && col < HID) w1[row * HID + col] -= lr * acc1[r][c];
+          acc1[r][c] = (row < DIN && col < HID ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
+        }
+        for (int c = 0; c < RN; ++c) {
+          const int col = j0 + SHARE_AT(c, tx, TX, VW);
+          if (backward && row < DIN && col < HID) w1[row * HID + col] = acc1[r][c];
         }
       }
     }
+#if FWR
+    barrier(CLK_LOCAL_MEM_FENCE);
+#else
     /* the updated w1 tile is read back below by other work-items of this group */
     barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
 #endif

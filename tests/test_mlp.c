@@ -1291,6 +1291,39 @@ START_TEST(test_fused_fwr2) {
 }
 END_TEST
 
+/* Launch A's default register blocks by batch: on a GPU at batch 16 or less, 8 x 4 where R is 8
+ * (there launch A streams w1 and wants work-groups); on a CPU driver, and above batch 16, R x R. */
+START_TEST(test_fused_narrow_blocks) {
+  const cg_impl *impl = cl_mlp_impl();
+  opened o;
+  open_device(&o, impl->backend, _i);
+  const bool cpu = (o.list.items[_i].type & CL_DEVICE_TYPE_CPU) != 0;
+  cg_rng rng;
+  cg_rng_seed(&rng, cg_test_seed());
+  const shape shapes[] = {{8, 1024, 2048, 8}, {17, 1024, 2048, 8}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
+    const shape s = shapes[i];
+    char name[512];
+    snprintf(name, sizeof name, "cl/fused at %dx%dx%dx%d on %s", s.n, s.d, s.h, s.o,
+             o.list.items[_i].name);
+    instance in;
+    problem p;
+    cg_prepared prep;
+    prepare_fused(&o, "STRATEGY=0,PERSIST=0", s, false, &rng, name, &in, &p, &prep);
+    const cg_kernel_param *r = find_param(&prep.config, "R"), *rn = find_param(&prep.config, "RN");
+    ck_assert_msg(r != NULL && rn != NULL, "%s: R or RN not in the configuration", name);
+    const bool narrow = !cpu && s.n <= 16 && r->value == 8 && r->origin == CG_ORIGIN_DEFAULT;
+    printf("%s: R=%d RN=%d\n", name, r->value, rn->value);
+    ck_assert_msg(rn->value == (narrow ? 4 : r->value) && rn->origin == r->origin,
+                  "%s: R=%d (%s), RN=%d (%s)", name, r->value, cg_origin_name(r->origin),
+                  rn->value, cg_origin_name(rn->origin));
+    impl->release(in.state);
+    problem_free(&p);
+  }
+  close_device(&o);
+}
+END_TEST
+
 /* The work-group shrink: where a built fused kernel allows fewer work-items than the rule asked
  * of the device (rusticl on llvmpipe allows 32), the smaller work-groups are named fallbacks, and
  * the result is still right; where none shrank, TX x TY and WGB are the rule's. */
@@ -1937,6 +1970,7 @@ Suite *cg_mlp_suite(void) {
   tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
   tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
   tcase_add_loop_test(tc, test_fused_fwr2, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_narrow_blocks, 0, device_count());
   tcase_add_loop_test(tc, test_fused_strategy, 0, device_count());
   tcase_add_loop_test(tc, test_products_routes, 0, device_count());
   tcase_add_loop_test(tc, test_fused_shrink, 0, device_count());

@@ -182,9 +182,10 @@ cleanup:
   return rc;
 }
 
-/* Launch A's blocks at R rows (RN columns when given, else R), KC and VW as asked: the blocks,
- * vector widths and KV that fit `local_mem` (twice over with DB), halving KV (with FWR), then KC,
- * then R (KC and KV back to as asked) until they do; the bytes of local memory they need. */
+/* Launch A's blocks at R rows (RN columns when overridden, else the lesser of RN and R), KC and VW
+ * as asked: the blocks, vector widths and KV that fit `local_mem` (twice over with DB), halving KV
+ * (with FWR), then KC, then R (KC and KV back to as asked) until they do; the bytes of local
+ * memory they need. */
 static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int rn_given,
                            int kc0, int vw0, fused_config *c) {
   c->kc = kc0;
@@ -192,7 +193,7 @@ static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int 
   bool fresh = true; /* KV to be set from VW */
   for (;;) {
     c->rm = r;
-    c->rn = c->origin.rn == CG_ORIGIN_OVERRIDE ? rn_given : r;
+    c->rn = c->origin.rn == CG_ORIGIN_OVERRIDE || rn_given < r ? rn_given : r;
     c->rm2 = ceil_div(s.batch, c->ty);
     if (c->rm2 > r) c->rm2 = r;
     c->vw = vector_width(r, vw0);
@@ -233,9 +234,16 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
   c->origin.r = CG_ORIGIN_DEFAULT;
   r = cg_kernel_override(ov, "R", r, &c->origin.r);
   CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param R=%d: out of range (1..16)", r);
-  /* RN: the register block's columns, R unless overridden (R is then its rows alone) */
+  /* RN: the register block's columns, R unless overridden (R is then its rows alone); on a GPU
+   * at batch 16 or less, 4 where R is 8: there launch A streams w1 with few products per element,
+   * and blocks of 8 x 4 give it twice the work-groups. On the H200 (bench/RESULTS.md,
+   * 2026-12-05, 12:18 UTC) 8 x 4 took 107 us per iteration at 8 x 4096 x 4096 x 8 against 141
+   * with 8 x 8, 391 against 536 at 8 x 8192 x 8192 x 64, 124 against 155 at 16 x 4096 x 4096 x
+   * 16; even at batch 32 (48 us at 32 x 2048 x 2048 x 8), 5% slower at batch 64. The fit below
+   * keeps RN at most R when it halves R. */
   c->origin.rn = CG_ORIGIN_DEFAULT;
-  const int rn_given = cg_kernel_override(ov, "RN", r, &c->origin.rn);
+  const bool narrow = !(info->type & CL_DEVICE_TYPE_CPU) && s.batch <= 16 && r == 8;
+  const int rn_given = cg_kernel_override(ov, "RN", narrow ? 4 : r, &c->origin.rn);
   CG_CHECK(rn_given >= 1 && rn_given <= 16, CG_BAD_INPUT,
            "--kernel-param RN=%d: out of range (1..16)", rn_given);
   c->origin.kc = CG_ORIGIN_DEFAULT;
@@ -282,7 +290,7 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
            "variant fused needs %zu bytes of local memory, the device has %llu", local,
            (unsigned long long)local_mem);
   if (c->rm < r) c->origin.r = CG_ORIGIN_FALLBACK;
-  if (c->rm < r && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
+  if (c->rn < rn_given && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
   CG_CHECK(c->origin.vw != CG_ORIGIN_OVERRIDE || c->vw == vw0, CG_BAD_INPUT,
            "--kernel-param VW=%d: must divide R=%d and RN=%d", vw0, c->rm, c->rn);
   if (c->vw < vw0) c->origin.vw = CG_ORIGIN_FALLBACK;
