@@ -237,7 +237,7 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
   /* RN: the register block's columns, R unless overridden (R is then its rows alone); on a GPU
    * at batch 16 or less, 4 where R is 8: there launch A streams w1 with few products per element,
    * and blocks of 8 x 4 give it twice the work-groups. On the H200 (bench/RESULTS.md,
-   * 2026-12-05, 12:18 UTC) 8 x 4 took 107 us per iteration at 8 x 4096 x 4096 x 8 against 141
+   * 2026-12-05, 12:19 UTC) 8 x 4 took 107 us per iteration at 8 x 4096 x 4096 x 8 against 141
    * with 8 x 8, 391 against 536 at 8 x 8192 x 8192 x 64, 124 against 155 at 16 x 4096 x 4096 x
    * 16; even at batch 32 (48 us at 32 x 2048 x 2048 x 8), 5% slower at batch 64. The fit below
    * keeps RN at most R when it halves R. */
