@@ -1010,6 +1010,40 @@ START_TEST(test_print_table_no_steady_runs) {
 }
 END_TEST
 
+/* pinned's summary says when the host's gather per batch outlasts the device's compute (the
+ * device then waits for the host); not when the compute is longer, nor for pageable, whose
+ * batches are gathered one at a time by design. */
+START_TEST(test_print_table_gather_bound) {
+  const struct {
+    const char *mode;
+    double gather, compute;
+    bool said;
+  } cases[] = {{"pinned", 0.0898, 0.0552, true},
+               {"pinned", 0.0039, 0.0053, false},
+               {"pageable", 0.0898, 0.0552, false}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    cg_report report;
+    cg_report_init(&report, 0, NULL);
+    timed_record(&report, "cpu", true, 4, 3);
+    cg_record *r = timed_record(&report, "cl", false, 4, 3);
+    snprintf(r->workload, sizeof r->workload, "linear");
+    snprintf(r->mode, sizeof r->mode, "%s", cases[i].mode);
+    r->batch_upload_ms = 0.039;
+    r->batch_compute_ms = cases[i].compute;
+    r->upload_hidden = 0;
+    r->batch_gather_ms = cases[i].gather;
+    char *text = table_text(&report);
+    const bool said = strstr(text, "the device waits for the host's gather") != NULL;
+    ck_assert_msg(said == cases[i].said, "%s, gather %g ms, compute %g ms: %s in\n%s",
+                  cases[i].mode, cases[i].gather, cases[i].compute,
+                  said ? "said" : "not said", text);
+    ck_assert_msg(strstr(text, "gathering its rows"), "no gather in:\n%s", text);
+    free(text);
+    cg_report_free(&report);
+  }
+}
+END_TEST
+
 /* A curve a budget cut short ends in "-", never in NaN, and every row of the longest curve is
  * printed even when a shorter one comes first. */
 START_TEST(test_print_table_losses_cut_short) {
@@ -1074,6 +1108,7 @@ Suite *cg_report_suite(void) {
   tc = tcase_create("table");
   tcase_add_test(tc, test_print_table);
   tcase_add_test(tc, test_print_table_no_steady_runs);
+  tcase_add_test(tc, test_print_table_gather_bound);
   tcase_add_test(tc, test_print_table_losses_cut_short);
   suite_add_tcase(s, tc);
   return s;

@@ -155,6 +155,13 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
             r->batch_upload_ms, r->batch_compute_ms, 100 * r->upload_hidden);
   if (isfinite(r->batch_gather_ms))
     fprintf(out, "; per batch on the host: gathering its rows %.3g ms", r->batch_gather_ms);
+  /* pinned gathers a group on host threads while the device computes the one before: a gather
+   * longer than the compute leaves the device waiting on the host */
+  if (strcmp(r->mode, "pinned") == 0 && isfinite(r->batch_gather_ms) &&
+      isfinite(r->batch_compute_ms) && r->batch_gather_ms > r->batch_compute_ms)
+    fputs(", longer than the compute: the device waits for the host's gather (the kernel "
+          "parameter THREADS sets its threads)",
+          out);
   fputs("\n", out);
   if (r->implausible[0]) fprintf(out, "    implausible: %s\n", r->implausible);
   if (r->kernel.nparams > 0) {
