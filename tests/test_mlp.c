@@ -1298,18 +1298,22 @@ START_TEST(test_fused_narrow_blocks) {
   opened o;
   open_device(&o, impl->backend, _i);
   const bool cpu = (o.list.items[_i].type & CL_DEVICE_TYPE_CPU) != 0;
-  cg_rng rng;
-  cg_rng_seed(&rng, cg_test_seed());
+  cg_kernel_overrides ov;
+  parse_overrides(&ov, "STRATEGY=0,PERSIST=0");
+  const cg_backend_env env = {.device = o.device, .overrides = &ov};
   const shape shapes[] = {{8, 1024, 2048, 8}, {17, 1024, 2048, 8}};
   for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; ++i) {
     const shape s = shapes[i];
     char name[512];
     snprintf(name, sizeof name, "cl/fused at %dx%dx%dx%d on %s", s.n, s.d, s.h, s.o,
              o.list.items[_i].name);
-    instance in;
-    problem p;
-    cg_prepared prep;
-    prepare_fused(&o, "STRATEGY=0,PERSIST=0", s, false, &rng, name, &in, &p, &prep);
+    /* the configuration alone: no data drawn, nothing run */
+    const cg_mlp_setup setup = {.shape = {s.n, s.d, s.h, s.o}, .lr = 0.01f, .update_w3 = false};
+    void *state = NULL;
+    cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+    cg_error err = {0};
+    const cg_rc rc = impl->prepare(&env, "fused", NULL, &setup, &state, &prep, &err);
+    ck_assert_msg(rc == CG_OK, "%s: prepare: rc %d: %s", name, rc, err.msg);
     const cg_kernel_param *r = find_param(&prep.config, "R"), *rn = find_param(&prep.config, "RN");
     ck_assert_msg(r != NULL && rn != NULL, "%s: R or RN not in the configuration", name);
     const bool narrow = !cpu && s.n <= 16 && r->value == 8 && r->origin == CG_ORIGIN_DEFAULT;
@@ -1317,8 +1321,7 @@ START_TEST(test_fused_narrow_blocks) {
     ck_assert_msg(rn->value == (narrow ? 4 : r->value) && rn->origin == r->origin,
                   "%s: R=%d (%s), RN=%d (%s)", name, r->value, cg_origin_name(r->origin),
                   rn->value, cg_origin_name(rn->origin));
-    impl->release(in.state);
-    problem_free(&p);
+    impl->release(state);
   }
   close_device(&o);
 }

@@ -1,5 +1,6 @@
 /* Results for people: an aligned table per workload and device, the notes, the loss curves, and
  * a line per device record on where the time went. */
+#include "clgauge/linear.h"
 #include "clgauge/report.h"
 
 #include <math.h>
@@ -157,7 +158,7 @@ static void print_summary(const cg_report *report, const cg_record *r, FILE *out
     fprintf(out, "; per batch on the host: gathering its rows %.3g ms", r->batch_gather_ms);
   /* pinned gathers a group on host threads while the device computes the one before: a gather
    * longer than the compute leaves the device waiting on the host */
-  if (strcmp(r->mode, "pinned") == 0 && isfinite(r->batch_gather_ms) &&
+  if (cg_transfer_from_name(r->mode) == CG_TRANSFER_PINNED && isfinite(r->batch_gather_ms) &&
       isfinite(r->batch_compute_ms) && r->batch_gather_ms > r->batch_compute_ms)
     fputs(", longer than the compute: the device waits for the host's gather (the kernel "
           "parameter THREADS sets its threads)",
