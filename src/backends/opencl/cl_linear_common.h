@@ -156,8 +156,12 @@ enum { CG_CL_LINEAR_PINNED_GROUP = 32 };
 /* pinned: host threads that gather a group's rows into its staging buffer, on a GPU (on a CPU
  * device one: the device's own threads compute meanwhile). One core's copy of the rows, about
  * 13 us per batch of 32 x 1000 floats on the H200's host, was what the device waited for: a
- * batch computes in about 5 us. Capped by the online processors; overridable as THREADS. */
-enum { CG_CL_LINEAR_GATHER_THREADS = 4 };
+ * batch computes in about 5 us. 8: at 20000 x 4096, batch 128 (2 MB per batch) an H100's host
+ * gathered a batch in 105-127 us on 4 threads, 61-76 on 8, 63-64 on 16, and pinned took 126-151
+ * us per batch on 4, 81-96 on 8, 83-91 on 16 (resident 55); at the default shape 8 threads were
+ * as fast as 4 on the H200 (bench/RESULTS.md, 2026-12-05). Capped by the online processors;
+ * overridable as THREADS. */
+enum { CG_CL_LINEAR_GATHER_THREADS = 8 };
 
 /* Create the instance for the transfer mode named `mode`: buffers (checked against the device's
  * maximum allocation), the second queue and staging buffers of pinned, the program cl/linear.cl
