@@ -30,12 +30,13 @@ device_call() { # bundle out name
   clgauge=(bash "$bundle/env.sh" "$bundle/build/clgauge")
   bash "$bundle/env.sh" nvidia-smi --query-gpu=name,driver_version --format=csv > "$o/gpu.txt" 2>&1
 }
-# `ptxas_regs JSON NAME`, after device_call: step NAME builds the fused mlp program again with the
-# build options of JSON's fused record and -cl-nv-verbose (bench/cl_build_log, the driver's cache
-# off), so that its log holds ptxas's register counts.
-ptxas_regs() { # json name
-  local opts
-  opts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([r for r in d['records'] if r['variant']=='fused'][0]['kernel']['build_options'])" "$1") || return
-  step "$2" 60 env CUDA_CACHE_DISABLE=1 bash "$bundle/env.sh" "$bundle/build/cl_build_log" \
-    NVIDIA cl/mlp.cl -I cl $opts -cl-nv-verbose
+# `ptxas_regs JSON NAME [OPTION...]`, after device_call: step NAME builds the fused mlp program
+# again with the build options of JSON's fused record, the OPTIONs and -cl-nv-verbose
+# (bench/cl_build_log, the driver's cache off), so that its log holds ptxas's register counts.
+ptxas_regs() { # json name [option...]
+  local opts json=$1 name=$2
+  shift 2
+  opts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([r for r in d['records'] if r['variant']=='fused'][0]['kernel']['build_options'])" "$json") || return
+  step "$name" 60 env CUDA_CACHE_DISABLE=1 bash "$bundle/env.sh" "$bundle/build/cl_build_log" \
+    NVIDIA cl/mlp.cl -I cl $opts "$@" -cl-nv-verbose
 }

@@ -568,7 +568,10 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
       (c->fwr ? c->nch * (rm / c->kv) * (c->kv * rn + ceil(kf * nc / wga) + kf * inner)
               : c->nch * ceil(bi / kc) * (lpa_fw + 2 * lpb + lpa + kc * inner)) +
       c->nch * (rm2 * rn + rm2);
-  const double a = c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2);
+  /* with PW, the elements read ahead, and a check of each against every element updated */
+  const double pwn = c->pw ? fmin(ceil(rm * (rn / c->vw) / c->tx), 4) : 0;
+  const double a =
+      c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2 + pwn * (1 + rm * rn));
   /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
    * R, w2's copy or dz1 and the w2 update */
   const double w = c->wgb, no = N * O, per = ceil(no / w);
