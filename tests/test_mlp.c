@@ -1052,7 +1052,8 @@ START_TEST(test_fused_overrides) {
              {"FWR=3", 17}, {"FWR=-1", 17}, {"RC=0", 17}, {"RC=257", 17},
              {"RN=0", 17}, {"RN=17", 17}, {"R=4,RN=2,VW=4", 17}, {"DB=2", 17},
              {"DB=-1", 17}, {"FWR=1,DB=1", 17}, {"DB=1,STAGE=0", 17},
-             {"DB=1,FWR=2", 17}}; /* FWR=2 named as given, before a CPU driver's fallback */
+             {"DB=1,FWR=2", 17}, /* FWR=2 named as given, before a CPU driver's fallback */
+             {"PW=2", 17},       {"PW=-1", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;

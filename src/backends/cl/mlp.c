@@ -568,7 +568,8 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
       (c->fwr ? c->nch * (rm / c->kv) * (c->kv * rn + ceil(kf * nc / wga) + kf * inner)
               : c->nch * ceil(bi / kc) * (lpa_fw + 2 * lpb + lpa + kc * inner)) +
       c->nch * (rm2 * rn + rm2);
-  /* with PW, the elements read ahead, and a check of each against every element updated */
+  /* with PW, the elements read ahead (cl/mlp.cl's PWN, at most 4), and a check of each against
+   * every element updated */
   const double pwn = c->pw ? fmin(ceil(rm * (rn / c->vw) / c->tx), 4) : 0;
   const double a =
       c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2 + pwn * (1 + rm * rn));
