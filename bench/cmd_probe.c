@@ -28,6 +28,8 @@ static const char probe_help[] =
     "  --device SEL       the device, as the workload commands take it, or 'all' for every one\n"
     "  --quick            3 runs, 8 MiB buffers (which a large cache may hold), transfers up to\n"
     "                     1 MiB: seconds on a CPU driver, for tests (the JSON says quick)\n"
+    "  --runs N           N timed runs of each figure after its warm-up, 1 to 16 (default 5,\n"
+    "                     3 with --quick): fewer for a slow or simulated device\n"
     "  --no-host          leave out the host's ceilings\n"
     "  --json FILE        write the probes as a results file (schema " CG_REPORT_SCHEMA ", no\n"
     "                     records, its \"probes\")\n"
@@ -37,10 +39,8 @@ static const char probe_help[] =
     "Exit status: 0 when every probe ran; 2 for bad usage; 3 when a device's probe failed (the\n"
     "others are still printed and written); 1 otherwise (a file that cannot be written).\n";
 
-int gather_probes(cg_report *report, const cg_device_info *device, bool host, bool quick,
-                  bool quiet) {
-  cg_probe_options po;
-  cg_probe_options_default(&po, quick);
+int gather_probes(cg_report *report, const cg_device_info *device, bool host,
+                  const cg_probe_options *po, bool quiet) {
   cg_probe *p = malloc(sizeof *p);
   int status = 0;
   if (!p) {
@@ -57,7 +57,7 @@ int gather_probes(cg_report *report, const cg_device_info *device, bool host, bo
   cg_error err = {0};
   if (device && !have_device) {
     if (!quiet) fprintf(stderr, "probe of %s (%s)\n", device->name, device->platform);
-    if (cg_probe_device(device, &po, p, &err) != CG_OK) {
+    if (cg_probe_device(device, po, p, &err) != CG_OK) {
       cli_error("probe of %s: %s", device->name, err.msg);
       status = EXIT_RECORD_ERROR;
     } else if (cg_report_add_probe(report, p) < 0) {
@@ -67,7 +67,7 @@ int gather_probes(cg_report *report, const cg_device_info *device, bool host, bo
   }
   if (host && !have_host && status != EXIT_FAILURE) {
     if (!quiet) fprintf(stderr, "probe of the host CPU\n");
-    if (cg_probe_host(&po, p, &err) != CG_OK) {
+    if (cg_probe_host(po, p, &err) != CG_OK) {
       cli_error("probe of the host: %s", err.msg);
       status = EXIT_RECORD_ERROR;
     } else if (cg_report_add_probe(report, p) < 0) {
@@ -83,10 +83,13 @@ int cmd_probe(int argc, char **argv) {
   cli_set_command("clgauge probe");
   const char *selector = NULL, *json = NULL, *csv = NULL;
   bool quick = false, host = true, quiet = false;
+  int runs = 0; /* 0: the default of quick or not */
   for (int i = 1; i < argc; ++i) {
     const char *v = NULL;
     bool bad = false;
-    if (cli_option(argc, argv, &i, "--device", &v, &bad)) {
+    if (cli_option(argc, argv, &i, "--runs", &v, &bad)) {
+      if (bad || !cli_int("--runs", v, 1, CG_PROBE_MAX_RUNS, &runs)) return EXIT_USAGE;
+    } else if (cli_option(argc, argv, &i, "--device", &v, &bad)) {
       if (bad) return EXIT_USAGE;
       if (!*v) {
         cli_error("--device '': an empty selector (an index, a type, a name part, or all)");
@@ -148,15 +151,18 @@ int cmd_probe(int argc, char **argv) {
   }
   if (list.count == 0 && !quiet)
     fprintf(stderr, "clgauge: no OpenCL device found; only the host is probed\n");
+  cg_probe_options po;
+  cg_probe_options_default(&po, quick);
+  if (runs) po.runs = runs;
   cg_report report;
   cg_report_init(&report, argc, argv);
   for (int d = 0; d < list.count; ++d) {
     if (!all && d != index) continue;
-    const int s = gather_probes(&report, &list.items[d], false, quick, quiet);
+    const int s = gather_probes(&report, &list.items[d], false, &po, quiet);
     if (s > status) status = s;
   }
   if (host && status != EXIT_FAILURE) {
-    const int s = gather_probes(&report, NULL, true, quick, quiet);
+    const int s = gather_probes(&report, NULL, true, &po, quiet);
     if (s > status) status = s;
   }
   if (json && report.nprobes > 0 && cg_report_write_json(&report, json, &err) != CG_OK) {

@@ -9,6 +9,7 @@
 #include "clgauge/device.h"
 #include "clgauge/engine.h"
 #include "clgauge/kernel_config.h"
+#include "clgauge/probe.h"
 #include "clgauge/report.h"
 #include "clgauge/tuning.h"
 
@@ -107,7 +108,7 @@ int cmd_probe(int argc, char **argv);
 /* Probe the device (when given) and the host (when asked) into the report, each unless the
  * report already holds a probe of it; progress on stderr unless quiet. 0, EXIT_RECORD_ERROR
  * when a probe failed (reported), or EXIT_FAILURE. */
-int gather_probes(cg_report *report, const cg_device_info *device, bool host, bool quick,
-                  bool quiet);
+int gather_probes(cg_report *report, const cg_device_info *device, bool host,
+                  const cg_probe_options *po, bool quiet);
 
 #endif

@@ -356,15 +356,16 @@ static int take_probes(session *s, const cg_job *jobs, int njobs, const common_o
   }
   if (!o->probe || o->no_probe) return 0;
   int status = 0;
+  cg_probe_options po;
+  cg_probe_options_default(&po, o->probe_quick);
   if (jobs_need_device(jobs, njobs, o))
     for (int t = 0; t < s->ntargets; ++t)
       if (s->targets[t].info) {
-        const int st = gather_probes(&s->report, s->targets[t].info, false, o->probe_quick,
-                                     o->quiet);
+        const int st = gather_probes(&s->report, s->targets[t].info, false, &po, o->quiet);
         if (st && !status) status = st;
       }
   if (jobs_need_host(jobs, njobs, o)) {
-    const int st = gather_probes(&s->report, NULL, true, o->probe_quick, o->quiet);
+    const int st = gather_probes(&s->report, NULL, true, &po, o->quiet);
     if (st && !status) status = st;
   }
   return status;

@@ -113,6 +113,18 @@ START_TEST(test_probe_device) {
   ck_assert_ptr_nonnull(cg_probe_find(p, "memory", p->bandwidth_from, NAN));
   ck_assert(p->launch_us == cg_probe_find(p, "launch", "back-to-back", NAN)->stats.median);
   ck_assert(p->memory_bytes >= (1 << 20) && p->wall_ms > 0);
+  ck_assert_int_eq(p->runs, 3);
+  /* a count of runs outside 1..CG_PROBE_MAX_RUNS is refused by value before anything runs */
+  static const int bad_runs[] = {0, -1, CG_PROBE_MAX_RUNS + 1};
+  for (int b = 0; b < 3; ++b) {
+    o.runs = bad_runs[b];
+    char named[32];
+    snprintf(named, sizeof named, "%d runs", bad_runs[b]);
+    ck_assert_int_eq(cg_probe_device(info, &o, p, &err), CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not in: %s", named, err.msg);
+    ck_assert_int_eq(cg_probe_host(&o, p, &err), CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, named) != NULL, "'%s' not in: %s", named, err.msg);
+  }
   free(p);
   cg_device_list_free(&list);
 }
@@ -135,6 +147,15 @@ START_TEST(test_probe_host) {
   ck_assert(p->fp32_gflops == best_median(p, "compute"));
   ck_assert(p->bandwidth_gbs == best_median(p, "memory"));
   ck_assert(isnan(p->launch_us)); /* the host launches nothing */
+  ck_assert_int_eq(p->runs, 3);
+  /* as many samples in every figure as runs asked (probe --runs) */
+  o.runs = 2;
+  ck_assert_msg(cg_probe_host(&o, p, &err) == CG_OK, "%s", err.msg);
+  ck_assert_int_eq(p->runs, 2);
+  ck_assert_int_gt(p->nfigures, 0);
+  for (int i = 0; i < p->nfigures; ++i)
+    ck_assert_msg(p->figures[i].stats.n == 2, "%s: %d samples", p->figures[i].name,
+                  p->figures[i].stats.n);
   free(p);
 }
 END_TEST

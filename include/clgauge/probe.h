@@ -48,8 +48,10 @@ typedef struct cg_probe {
 } cg_probe;
 
 /* How long a probe may take: quick is for tests (a second or two on a CPU driver). */
+enum { CG_PROBE_MAX_RUNS = 16 };
 typedef struct cg_probe_options {
   bool quick;
+  int runs;                  /* timed runs of each figure after its warm-up, 1..CG_PROBE_MAX_RUNS */
   double transfer_budget_ms; /* the transfers stop growing past this much time per kind */
 } cg_probe_options;
 void cg_probe_options_default(cg_probe_options *o, bool quick);

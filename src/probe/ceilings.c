@@ -7,6 +7,7 @@
 
 void cg_probe_options_default(cg_probe_options *o, bool quick) {
   o->quick = quick;
+  o->runs = quick ? 3 : 5;
   o->transfer_budget_ms = quick ? 100 : 1000;
 }
 

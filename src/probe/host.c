@@ -15,7 +15,6 @@
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 
-enum { MAX_RUNS = 16 };
 
 static double since_ms(uint64_t t0) { return cg_ns_to_ms(cg_now_ns() - t0); }
 
@@ -47,7 +46,7 @@ static cg_rc host_sgemm(const cg_probe_options *o, cg_probe *out, int runs, cg_e
   cg_rng_seed(&rng, 7);
   cg_rng_fill_normal(&rng, a, elems);
   cg_rng_fill_normal(&rng, b, elems);
-  double samples[MAX_RUNS];
+  double samples[CG_PROBE_MAX_RUNS];
   for (int s = 0; sizes[s]; ++s) {
     const int n = sizes[s];
     const uint64_t t0 = cg_now_ns();
@@ -92,7 +91,7 @@ static cg_rc host_memory(const cg_probe_options *o, cg_probe *out, int runs, cg_
   const size_t words = bytes / sizeof *x;
   for (size_t i = 0; i < words; ++i) x[i] = cg_rng_next(&rng);
   memcpy(y, x, bytes);
-  double samples[MAX_RUNS];
+  double samples[CG_PROBE_MAX_RUNS];
   volatile uint64_t sink = 0;
   sink += read_words(x, words); /* warm-up */
   for (int r = 0; r < runs; ++r) {
@@ -129,10 +128,12 @@ cleanup:
 cg_rc cg_probe_host(const cg_probe_options *o, cg_probe *out, cg_error *err) {
   cg_rc rc = CG_OK;
   const uint64_t t0 = cg_now_ns();
+  CG_CHECK(o->runs >= 1 && o->runs <= CG_PROBE_MAX_RUNS, CG_BAD_INPUT,
+           "%d runs per figure: the probe takes 1 to %d", o->runs, CG_PROBE_MAX_RUNS);
   cg_probe_init(out);
   out->host = true;
   out->quick = o->quick;
-  out->runs = o->quick ? 3 : 5;
+  out->runs = o->runs;
   snprintf(out->device, sizeof out->device, "host CPU");
   snprintf(out->device_type, sizeof out->device_type, "CPU");
   snprintf(out->driver, sizeof out->driver, "OpenBLAS");

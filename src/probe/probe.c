@@ -16,7 +16,7 @@
 #include "clgauge/program.h"
 #include "clgauge/random.h"
 
-enum { MAX_RUNS = 16, WIDTHS = 5 };
+enum { WIDTHS = 5 };
 static const int widths[WIDTHS] = {1, 2, 4, 8, 16};
 
 typedef struct prober {
@@ -29,7 +29,7 @@ typedef struct prober {
   cl_program prog;
   int runs;
   double target_ms; /* what one timed run of a kernel figure should take */
-  double samples[MAX_RUNS];
+  double samples[CG_PROBE_MAX_RUNS];
   uint64_t seed;
 } prober;
 
@@ -428,8 +428,10 @@ cg_rc cg_probe_device(const cg_device_info *info, const cg_probe_options *o, cg_
                       cg_error *err) {
   cg_rc rc = CG_OK;
   const uint64_t t0 = cg_now_ns();
-  prober pr = {.info = info, .o = o, .p = out, .runs = o->quick ? 3 : 5,
+  prober pr = {.info = info, .o = o, .p = out, .runs = o->runs,
                .target_ms = o->quick ? 2 : 20, .seed = 0x9e3779b97f4a7c15u};
+  CG_CHECK(o->runs >= 1 && o->runs <= CG_PROBE_MAX_RUNS, CG_BAD_INPUT,
+           "%d runs per figure: the probe takes 1 to %d", o->runs, CG_PROBE_MAX_RUNS);
   cg_probe_init(out);
   out->quick = o->quick;
   out->runs = pr.runs;
