@@ -139,9 +139,9 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * only gate the work between them.
  *
  * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV, PW below; RGROUPS the row
- * groups of A (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's
- * work-items, rows, columns and column blocks; WGB: work-items of launch B, a power of two. */
+ * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV below; RGROUPS the row groups of A
+ * (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows,
+ * columns and column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
@@ -227,19 +227,6 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #else
 #define KA KC
 #endif
-/* PW 1: at a tile's start, before its backward part, each work-item reads PWN elements of its own
- * block of the w1 tile: element e = tx + k TX of the block's runs (RM rows of RN / VW runs of VW,
- * the first element of each run), so that the TX work-items of a row of the group together touch
- * every line of global memory that their rows of the tile span (all of them while RM RN / VW is
- * at most PWN TX). The w1 update then finds the tile in the caches instead of waiting on device
- * memory row after row of its block, and takes those elements from these registers (the same
- * values: nothing writes w1 in between). */
-#ifndef PW
-#define PW 0
-#endif
-#define RUNS (RN / VW)
-#define PWN_ALL ((RM * RUNS + TX - 1) / TX)
-#define PWN (PWN_ALL < 4 ? PWN_ALL : 4)
 #define LPB ((KC * BJ + WGA - 1) / WGA)
 #define LPA_G1 ((KC * BI + WGA - 1) / WGA)
 #define LPA_FW ((KC * NC + WGA - 1) / WGA)
@@ -386,17 +373,6 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     float acc1[RM][RN];
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
-#if PW
-    float ahead[PWN];
-    for (int k = 0; k < PWN; ++k) {
-      const int e = tx + k * TX;
-      const int row = i0 + SHARE_AT(e / RUNS, ty, TY, VW);
-      const int col = j0 + SHARE_AT(e % RUNS * VW, tx, TX, VW);
-      ahead[k] = (FWR || backward) && e < RM * RUNS && row < DIN && col < HID
-                     ? w1[row * HID + col]
-                     : 0.0f;
-    }
-#endif
 #if DB
     if (backward) {
       FETCH_G1(0);
@@ -447,12 +423,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         const int row = i0 + SHARE_AT(r, ty, TY, VW);
         for (int c = 0; c < RN; ++c) {
           const int col = j0 + SHARE_AT(c, tx, TX, VW);
-          float w = row < DIN && col < HID ? w1[row * HID + col] : 0.0f;
-#if PW
-          for (int k = 0; k < PWN; ++k)
-            if (c % VW == 0 && r * RUNS + c / VW == tx + k * TX) w = ahead[k];
-#endif
-          acc1[r][c] = w - lr * acc1[r][c];
+          acc1[r][c] = (row < DIN && col < HID ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
         }
         for (int c = 0; c < RN; ++c) {
           const int col = j0 + SHARE_AT(c, tx, TX, VW);

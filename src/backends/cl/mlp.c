@@ -28,13 +28,12 @@ typedef struct fused_config {
   int stage;                        /* launch A's chunks go through registers (PF needs it) */
   int db;                           /* launch A's chunks in two local buffers (needs STAGE) */
   int fwr, kv;                      /* launch A's forward part takes w1 from registers, KV rows */
-  int pw;                           /* launch A reads some of its w1 tile ahead of the update */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, pw, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -321,12 +320,6 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
   c->origin.pf = CG_ORIGIN_DEFAULT;
   c->pf = cg_kernel_override(ov, "PF", 0, &c->origin.pf);
   CG_CHECK(c->pf == 0 || c->pf == 1, CG_BAD_INPUT, "--kernel-param PF=%d: must be 0 or 1", c->pf);
-  /* PW 1: each work-item reads a few elements of its block of the w1 tile at the tile's start
-   * (cl/mlp.cl says which), so that the update after the backward part finds the tile in the
-   * caches. Off until measured on a GPU. */
-  c->origin.pw = CG_ORIGIN_DEFAULT;
-  c->pw = cg_kernel_override(ov, "PW", 0, &c->origin.pw);
-  CG_CHECK(c->pw == 0 || c->pw == 1, CG_BAD_INPUT, "--kernel-param PW=%d: must be 0 or 1", c->pw);
   /* STAGE 1: each chunk is fetched into registers, then stored to local memory (the scheme the
    * prefetch needs, measured on the H200); 0: loaded straight into local memory. On CPU drivers
    * the registers cost: rusticl on llvmpipe took 323 ms per iteration at 32 x 4096 x 512 x 8
@@ -419,7 +412,7 @@ cleanup:
  * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
  * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
  * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, PW, STAGE, THREE, DZ1A, RC) replace the
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, THREE, DZ1A, RC) replace the
  * choices, for tuning on a device; the result stays correct for any valid setting. A value that
  * the local memory made smaller than the rule's choice is a fallback (build_fused marks those
  * that the kernels' work-group limits shrank). */
@@ -450,7 +443,7 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
                 {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
                 {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
                 {"DB", c->db, c->origin.db},
-                {"FWR", c->fwr, c->origin.fwr},    {"PW", c->pw, c->origin.pw},
+                {"FWR", c->fwr, c->origin.fwr},
                 {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
                 {"WGB", c->wgb, c->origin.wgb}};
@@ -482,11 +475,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
              "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
-             "-DKV=%d -DPW=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d "
-             "-DRCB=%d -DWGB=%d",
+             "-DKV=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d "
+             "-DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->pw, c->rgroups, c->nch,
-             c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
+             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->rgroups, c->nch, c->three,
+             c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
@@ -568,11 +561,7 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
       (c->fwr ? c->nch * (rm / c->kv) * (c->kv * rn + ceil(kf * nc / wga) + kf * inner)
               : c->nch * ceil(bi / kc) * (lpa_fw + 2 * lpb + lpa + kc * inner)) +
       c->nch * (rm2 * rn + rm2);
-  /* with PW, the elements read ahead (cl/mlp.cl's PWN, at most 4), and a check of each against
-   * every element updated */
-  const double pwn = c->pw ? fmin(ceil(rm * (rn / c->vw) / c->tx), 4) : 0;
-  const double a =
-      c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2 + pwn * (1 + rm * rn));
+  const double a = c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2);
   /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
    * R, w2's copy or dz1 and the w2 update */
   const double w = c->wgb, no = N * O, per = ceil(no / w);
@@ -806,17 +795,16 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",      "TY",         "R",      "RN",   "KC",     "TPG",   "VW",
-    "PF",       "STAGE",   "DB",         "FWR",    "PW",   "THREE",  "DZ1A",  "RC",
-    "PERSIST",  "PGROUPS", "SPIN",       "WG_PERSIST", "SPLITK", "DZ1P", "SPLITS", "LOSSG",
-    NULL};
+    "STRATEGY", "TX",   "TY",      "R",       "RN",   "KC",  "TPG",        "VW",     "PF",
+    "STAGE",    "DB",   "FWR",     "THREE",   "DZ1A",    "RC",      "PERSIST", "PGROUPS", "SPIN",
+    "WG_PERSIST", "SPLITK", "DZ1P", "SPLITS", "LOSSG", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     15,
+     14,
      {{"STRATEGY", 2, {0, 1}},
       {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
@@ -829,7 +817,6 @@ static const cg_tune_space cl_mlp_tune[] = {
       {"STAGE", 2, {0, 1}},
       {"DB", 2, {0, 1}},
       {"FWR", 3, {0, 1, 2}},
-      {"PW", 2, {0, 1}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
