@@ -76,7 +76,7 @@ END_TEST
 
 START_TEST(test_device_limits) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   cg_error err = {0};
   cg_cl_group_limits l;
@@ -100,7 +100,7 @@ END_TEST
  * tiles it declares (matmul_tiled at TS=16: two 16 x 16 tiles of floats). */
 START_TEST(test_kernel_limits) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   cg_error err = {0};
   cg_device *dev = NULL;

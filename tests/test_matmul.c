@@ -130,7 +130,7 @@ static void open_combo(const combo *c, opened *o) {
                   c->backend->name);
     return;
   }
-  cg_test_devices(&o->list);
+  cg_test_device_at(&o->list, c->device);
   ck_assert_msg(c->device < o->list.count, "device %d of %d", c->device, o->list.count);
   o->info = &o->list.items[c->device];
   ck_assert_msg(c->backend->open && c->backend->close, "%s cannot open a device",
@@ -556,7 +556,7 @@ START_TEST(test_workload_records) {
   const cg_device_info *info = NULL;
   char name[400];
   if (c.device >= 0) {
-    cg_test_devices(&list);
+    cg_test_device_at(&list, c.device);
     info = &list.items[c.device];
   }
   combo_name(&c, &list, name, sizeof name);
@@ -601,7 +601,7 @@ END_TEST
  * where the driver cuts a work-item's loops shorter (clgauge/loop_limit.h); verified elsewhere. */
 START_TEST(test_loop_limit) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   cg_device *dev = NULL;
   cg_error err = {0};
@@ -639,7 +639,7 @@ END_TEST
 
 START_TEST(test_workload_every_backend) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   cg_job job;
   matmul_job(&job, (shape){33, 33, 33}, 2, 2, 0);
@@ -823,7 +823,7 @@ static void pipelined_product(const cg_impl *impl, const cg_backend_env *env, sh
  * the device with the overrides given, are refused naming --kernel-param and the overrides. */
 START_TEST(test_pipelined_overrides) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), "matmul");
   void *device = NULL;
@@ -899,7 +899,7 @@ END_TEST
  * and is still correct; the other backends ignore it. */
 START_TEST(test_kernel_override_records) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   static const int edges[] = {4, 3};
   for (int e = 0; e < 2; ++e) {
@@ -938,7 +938,7 @@ END_TEST
  * kernels' limits, so the job validates. */
 START_TEST(test_kernel_override_invalid) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   static const char *const texts[] = {"TS=0", "TS=1000"};
   for (int t = 0; t < 2; ++t) {
@@ -999,7 +999,7 @@ static const char broken_matmul[] =
  * still runs in the same job. */
 START_TEST(test_kernel_dir) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   char broken[300], empty[300], path[400];
   cg_test_tempdir(broken, sizeof broken);
@@ -1057,7 +1057,7 @@ END_TEST
  * verify. */
 START_TEST(test_binary_cache) {
   cg_device_list list;
-  cg_test_devices(&list);
+  cg_test_device_at(&list, _i);
   const cg_device_info *info = &list.items[_i];
   char cache[300];
   cg_test_tempdir(cache, sizeof cache);

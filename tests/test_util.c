@@ -17,17 +17,29 @@
 #include "clgauge/events.h"
 #include "clgauge/stats.h"
 
+/* The index of rusticl's first device in the enumeration child's list, or the device count
+ * where rusticl has none: a test process forked later reads it (cg_test_device_at). */
+static int rusticl_first = -1;
+
 int cg_test_device_count(void) {
   static int cached = -2;
   if (cached != -2) return cached;
   fflush(stdout);
   fflush(stderr);
+  int fds[2];
+  if (pipe(fds) != 0) {
+    perror("pipe");
+    return cached = -1;
+  }
   pid_t pid = fork();
   if (pid < 0) {
     perror("fork");
+    close(fds[0]);
+    close(fds[1]);
     return cached = -1;
   }
   if (pid == 0) {
+    close(fds[0]);
     cg_device_list list;
     cg_error err = {0};
     if (cg_device_list_query(&list, &err) != CG_OK) {
@@ -35,11 +47,21 @@ int cg_test_device_count(void) {
       fflush(stderr);
       _exit(255);
     }
-    int n = list.count > 250 ? 250 : list.count;
+    int n = list.count > 250 ? 250 : list.count, first = n;
+    for (int i = n - 1; i >= 0; --i)
+      if (strcmp(list.items[i].platform, "rusticl") == 0) first = i;
+    const ssize_t written = write(fds[1], &first, sizeof first);
     cg_device_list_free(&list);
     /* _exit: no atexit handlers of the drivers in a throw-away child. */
-    _exit(n);
+    _exit(written == (ssize_t)sizeof first ? n : 255);
   }
+  close(fds[1]);
+  int first = -1;
+  ssize_t got = 0;
+  do
+    got = read(fds[0], &first, sizeof first);
+  while (got < 0 && errno == EINTR);
+  close(fds[0]);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0) {
     if (errno != EINTR) {
@@ -47,6 +69,7 @@ int cg_test_device_count(void) {
       return cached = -1;
     }
   }
+  rusticl_first = got == (ssize_t)sizeof first ? first : -1;
   if (!WIFEXITED(status) || WEXITSTATUS(status) == 255) {
     fprintf(stderr, "the device enumeration child failed (status 0x%x)\n", (unsigned)status);
     return cached = -1;
@@ -86,6 +109,17 @@ void cg_test_devices(cg_device_list *list) {
   cg_rc rc = cg_device_list_query(list, &err);
   ck_assert_msg(rc == CG_OK, "cg_device_list_query failed: %s", err.msg);
   ck_assert_msg(list->count > 0, "no OpenCL device found in the test, but main found some");
+}
+
+const cg_device_info *cg_test_device_at(cg_device_list *list, int index) {
+  /* in a process of its own only (Check's fork mode): with CK_FORK=no the later tests share
+   * this process and its drivers */
+  const char *fork_mode = getenv("CK_FORK");
+  if (index >= 0 && index < rusticl_first && !(fork_mode && strcmp(fork_mode, "no") == 0))
+    unsetenv("RUSTICL_ENABLE");
+  cg_test_devices(list);
+  ck_assert_msg(index >= 0 && index < list->count, "device %d of %d", index, list->count);
+  return &list->items[index];
 }
 
 void cg_test_tempdir(char *path, size_t size) {

@@ -33,6 +33,13 @@ uint64_t cg_test_seed(void);
 
 /* Enumerate devices inside a test; fails the test when enumeration fails or finds none. */
 void cg_test_devices(cg_device_list *list);
+/* The same for a test that uses list->items[index] alone (an index below the device count, as a
+ * loop test's): its device, which it fails the test when there is none. Rusticl starts its
+ * llvmpipe device in every process that lists the platforms, used or not (0.5 s here, about 1 s
+ * under AddressSanitizer): where each of rusticl's devices comes after `index`, the list is read
+ * without them (RUSTICL_ENABLE unset in the test's process), the devices up to `index` the same.
+ * Call it before anything else of OpenCL in the test. */
+const cg_device_info *cg_test_device_at(cg_device_list *list, int index);
 
 /* A new empty directory under $TMPDIR (or /tmp); path has room for 256 bytes. Fails the test on
  * error. cg_test_rmtree removes it with everything inside. */
