@@ -345,7 +345,9 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
                       "%s: GROUP origin %s", name, cg_origin_name(p->origin));
         ck_assert_msg(p->value <= CG_CL_LINEAR_PINNED_GROUP && p->value <= batches,
                       "%s: GROUP %d for %d batches", name, p->value, batches);
-        /* the default group is the rule; fewer, a fallback to the epoch or one allocation */
+        /* the default group is the rule (CG_CL_LINEAR_PINNED_GROUP at the suite's batches, far
+         * below CG_CL_LINEAR_PINNED_GROUP_BYTES); fewer, a fallback to the epoch or one
+         * allocation */
         ck_assert_int_eq(p->origin == CG_ORIGIN_FALLBACK, p->value < CG_CL_LINEAR_PINNED_GROUP);
       }
     } else {
@@ -1390,6 +1392,30 @@ static int device_count(void) {
   return n > 0 ? n : 0;
 }
 
+/* The pinned group's default by batch size: CG_CL_LINEAR_PINNED_GROUP batches while they fit in
+ * CG_CL_LINEAR_PINNED_GROUP_BYTES, halved until they do, one batch at the least. */
+START_TEST(test_pinned_group_rule) {
+  const size_t cap = CG_CL_LINEAR_PINNED_GROUP_BYTES, full = CG_CL_LINEAR_PINNED_GROUP;
+  ck_assert_int_eq(cg_cl_linear_pinned_group(1), CG_CL_LINEAR_PINNED_GROUP);
+  ck_assert_int_eq(cg_cl_linear_pinned_group(32 * 1001 * 4), CG_CL_LINEAR_PINNED_GROUP);
+  ck_assert_int_eq(cg_cl_linear_pinned_group(cap / full), CG_CL_LINEAR_PINNED_GROUP);
+  ck_assert_int_eq(cg_cl_linear_pinned_group(cap / full + 1), CG_CL_LINEAR_PINNED_GROUP / 2);
+  /* a batch of 128 rows of 4096 features and its labels: 2.1 MB */
+  ck_assert_int_eq(cg_cl_linear_pinned_group((size_t)128 * 4097 * 4), 16);
+  ck_assert_int_eq(cg_cl_linear_pinned_group(cap / 16), 16);
+  ck_assert_int_eq(cg_cl_linear_pinned_group(cap), 1);
+  ck_assert_int_eq(cg_cl_linear_pinned_group(cap * 3), 1);
+  for (size_t bytes = 1; bytes < cap * 4; bytes = bytes * 3 + 1) {
+    const int g = cg_cl_linear_pinned_group(bytes);
+    ck_assert_msg(g >= 1 && g <= CG_CL_LINEAR_PINNED_GROUP && (g & (g - 1)) == 0, "%zu: %d",
+                  bytes, g);
+    ck_assert_msg(g == 1 || bytes * (size_t)g <= cap, "%zu bytes: %d batches", bytes, g);
+    ck_assert_msg(g == CG_CL_LINEAR_PINNED_GROUP || bytes * (size_t)g * 2 > cap, "%zu: %d", bytes,
+                  g);
+  }
+}
+END_TEST
+
 Suite *cg_linear_suite(void) {
   Suite *s = suite_create("linear");
   TCase *tc = tcase_create("reference");
@@ -1399,6 +1425,7 @@ Suite *cg_linear_suite(void) {
   tcase_add_test(tc, test_xent_no_overflow);
   tcase_add_test(tc, test_orders);
   tcase_add_test(tc, test_host_impl);
+  tcase_add_test(tc, test_pinned_group_rule);
   suite_add_tcase(s, tc);
 
   tc = tcase_create("workload");

@@ -160,15 +160,24 @@ cleanup:
   return rc;
 }
 
-/* pinned: batches per upload. By default no more than the epoch has, nor than one allocation
- * holds (a fallback below CG_CL_LINEAR_PINNED_GROUP); an override is capped by the epoch's
- * batches only, and a group over one allocation is then refused by the buffer's check. */
+int cg_cl_linear_pinned_group(size_t batch_bytes) {
+  int group = CG_CL_LINEAR_PINNED_GROUP;
+  while (group > 1 && batch_bytes * (size_t)group > (size_t)CG_CL_LINEAR_PINNED_GROUP_BYTES)
+    group /= 2;
+  return group;
+}
+
+/* pinned: batches per upload. By default the rule's (cg_cl_linear_pinned_group), and no more
+ * than the epoch has, nor than one allocation holds (a fallback below the rule's); an override
+ * is capped by the epoch's batches only, and a group over one allocation is then refused by the
+ * buffer's check. */
 static cg_rc choose_group(cg_linear_device *l, const cg_backend_env *env, size_t batch_bytes,
                           cg_error *err) {
   cg_rc rc = CG_OK;
-  int group = CG_CL_LINEAR_PINNED_GROUP < l->batches ? CG_CL_LINEAR_PINNED_GROUP : l->batches;
+  const int rule = cg_cl_linear_pinned_group(batch_bytes);
+  int group = rule < l->batches ? rule : l->batches;
   while (group > 1 && batch_bytes * (size_t)group > l->info->max_alloc) group /= 2;
-  cg_origin origin = group < CG_CL_LINEAR_PINNED_GROUP ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+  cg_origin origin = group < rule ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
   group = cg_kernel_override(env->overrides, "GROUP", group, &origin);
   if (origin == CG_ORIGIN_OVERRIDE) {
     CG_CHECK(group >= 1, CG_BAD_INPUT,
