@@ -153,11 +153,11 @@ enum { CG_CL_LINEAR_UPLOAD = 0, CG_CL_LINEAR_KERNEL = 1, CG_CL_LINEAR_ORDER = 2 
  * 16.0 us per batch in groups of 8, 14.3 in groups of 16, 13.5 in groups of 32 and of 64
  * (bench/RESULTS.md, 2026-12-04). Overridable as the kernel parameter GROUP. */
 enum { CG_CL_LINEAR_PINNED_GROUP = 32 };
-/* ... and by default no more batches than CG_CL_LINEAR_PINNED_GROUP_BYTES hold: at 20000 x 4096,
- * batch 128 (2.1 MB a batch) an H100's host ran pinned at 63-85 us per batch in groups of 16
- * (34 MB) against 81-96 in groups of 32 (67 MB), in six rounds each, the host's gather of a batch
- * taking 50-72 us against 62-70 in the four interleaved ones; groups of 8 were no faster
- * (bench/RESULTS.md, 2026-12-05). 48 MiB: between the two. */
+/* pinned: by default also no more batches than CG_CL_LINEAR_PINNED_GROUP_BYTES hold: at
+ * 20000 x 4096, batch 128 (2.1 MB a batch) an H100's host ran pinned at 63-85 us per batch in
+ * groups of 16 (34 MB) against 81-96 in groups of 32 (67 MB), in six rounds each, the host's
+ * gather of a batch taking 50-72 us against 62-70 in the four interleaved ones; groups of 8 were
+ * no faster (bench/RESULTS.md, 2026-12-05). 48 MiB: between the two. */
 enum { CG_CL_LINEAR_PINNED_GROUP_BYTES = 48 << 20 };
 /* The default batches per pinned upload for batches of batch_bytes: CG_CL_LINEAR_PINNED_GROUP,
  * halved while the group holds more than CG_CL_LINEAR_PINNED_GROUP_BYTES; at least 1. */
