@@ -76,8 +76,7 @@ END_TEST
 
 START_TEST(test_device_limits) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_error err = {0};
   cg_cl_group_limits l;
   ck_assert_msg(cg_cl_device_limits(info, &l, &err) == CG_OK, "%s: %s", info->name, err.msg);
@@ -100,8 +99,7 @@ END_TEST
  * tiles it declares (matmul_tiled at TS=16: two 16 x 16 tiles of floats). */
 START_TEST(test_kernel_limits) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_error err = {0};
   cg_device *dev = NULL;
   ck_assert_msg(cg_device_open(info, &dev, &err) == CG_OK, "%s: %s", info->name, err.msg);

@@ -448,8 +448,7 @@ START_TEST(test_workload_records) {
   const cg_device_info *info = NULL;
   char name[400];
   if (c.device >= 0) {
-    cg_test_device_at(&list, c.device);
-    info = &list.items[c.device];
+    info = cg_test_device_at(&list, c.device);
   }
   combo_name(&c, &list, name, sizeof name);
   for (int k = 0; k < NRUN_CASES; ++k) {
@@ -529,9 +528,7 @@ static int planned_records(const char *only_mode) {
  * against the host backend's own results, and modes a backend lacks are `unsupported`. */
 START_TEST(test_workload_all_backends) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  ck_assert_int_lt(_i, list.count);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_job job;
   cg_selection sel;
   case_job(&job, &sel, &run_cases[0]);
@@ -593,9 +590,7 @@ END_TEST
 /* A GROUP override reaches the pinned records through the selection, and they still verify. */
 START_TEST(test_workload_group_override) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  ck_assert_int_lt(_i, list.count);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_job job;
   cg_selection sel;
   case_job(&job, &sel, &run_cases[0]);
@@ -768,7 +763,6 @@ START_TEST(test_transfers_agree) {
   cg_error err = {0};
   char name[400];
   cg_test_device_at(&list, c.device);
-  ck_assert_msg(c.device < list.count, "device %d of %d", c.device, list.count);
   ck_assert_msg(c.backend->open(&list.items[c.device], &dev, &no_time, &err) == CG_OK, "%s",
                 err.msg);
   combo_name(&c, &list, name, sizeof name);
@@ -925,9 +919,7 @@ static void expect_host_result(const cg_impl *impl, void *state, const host_resu
  * registers hold, partials padded past the groups. A bad PREFETCH or SYNC is refused. */
 START_TEST(test_persistent) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  ck_assert_int_lt(_i, list.count);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), "linear");
   ck_assert_ptr_nonnull(impl);
   void *dev = NULL;
@@ -1035,8 +1027,7 @@ END_TEST
 START_TEST(test_epoch_loop_limit) {
   const cg_impl *impl = linear_impl(cg_backend_find("cl"));
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   void *dev = NULL;
   const char *no_time = NULL;
   cg_error err = {0};

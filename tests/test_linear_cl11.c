@@ -28,8 +28,7 @@ static int device_count(void) {
 /* The implementation this suite runs takes the 1.1 path on every device. */
 START_TEST(test_path_taken) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   const cg_backend *clblast = cg_backend_find("clblast");
   ck_assert_ptr_nonnull(clblast);
   const cg_impl *impl = cg_impl_find(clblast, "linear");
@@ -58,8 +57,7 @@ END_TEST
  * with groups of three, verified by the engine against the host reference. */
 START_TEST(test_pinned_verified) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_error err = {0};
   for (int group = 1; group <= 3; group += 2) {
     cg_job job;

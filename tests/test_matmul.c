@@ -130,9 +130,7 @@ static void open_combo(const combo *c, opened *o) {
                   c->backend->name);
     return;
   }
-  cg_test_device_at(&o->list, c->device);
-  ck_assert_msg(c->device < o->list.count, "device %d of %d", c->device, o->list.count);
-  o->info = &o->list.items[c->device];
+  o->info = cg_test_device_at(&o->list, c->device);
   ck_assert_msg(c->backend->open && c->backend->close, "%s cannot open a device",
                 c->backend->name);
   cg_error err = {0};
@@ -556,8 +554,7 @@ START_TEST(test_workload_records) {
   const cg_device_info *info = NULL;
   char name[400];
   if (c.device >= 0) {
-    cg_test_device_at(&list, c.device);
-    info = &list.items[c.device];
+    info = cg_test_device_at(&list, c.device);
   }
   combo_name(&c, &list, name, sizeof name);
   /* The last: run 0 alone, then two warm-ups, which C must survive. */
@@ -601,8 +598,7 @@ END_TEST
  * where the driver cuts a work-item's loops shorter (clgauge/loop_limit.h); verified elsewhere. */
 START_TEST(test_loop_limit) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_device *dev = NULL;
   cg_error err = {0};
   ck_assert_msg(cg_device_open(info, &dev, &err) == CG_OK, "%s: %s", info->name, err.msg);
@@ -639,8 +635,7 @@ END_TEST
 
 START_TEST(test_workload_every_backend) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_job job;
   matmul_job(&job, (shape){33, 33, 33}, 2, 2, 0);
   const cg_selection sel = {.seed = cg_test_seed()};
@@ -823,8 +818,7 @@ static void pipelined_product(const cg_impl *impl, const cg_backend_env *env, sh
  * the device with the overrides given, are refused naming --kernel-param and the overrides. */
 START_TEST(test_pipelined_overrides) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   const cg_impl *impl = cg_impl_find(cg_backend_find("cl"), "matmul");
   void *device = NULL;
   const char *why = NULL;
@@ -899,8 +893,7 @@ END_TEST
  * and is still correct; the other backends ignore it. */
 START_TEST(test_kernel_override_records) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   static const int edges[] = {4, 3};
   for (int e = 0; e < 2; ++e) {
     char text[32];
@@ -938,8 +931,7 @@ END_TEST
  * kernels' limits, so the job validates. */
 START_TEST(test_kernel_override_invalid) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   static const char *const texts[] = {"TS=0", "TS=1000"};
   for (int t = 0; t < 2; ++t) {
     cg_kernel_overrides ov;
@@ -999,8 +991,7 @@ static const char broken_matmul[] =
  * still runs in the same job. */
 START_TEST(test_kernel_dir) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   char broken[300], empty[300], path[400];
   cg_test_tempdir(broken, sizeof broken);
   cg_test_tempdir(empty, sizeof empty);
@@ -1057,8 +1048,7 @@ END_TEST
  * verify. */
 START_TEST(test_binary_cache) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   char cache[300];
   cg_test_tempdir(cache, sizeof cache);
   const char *backends[] = {"cl", NULL};

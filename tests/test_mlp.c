@@ -652,7 +652,6 @@ static void open_device(opened *o, const cg_backend *backend, int index) {
   cg_error err = {0};
   const char *no_time = NULL;
   cg_test_device_at(&o->list, index);
-  ck_assert_msg(index < o->list.count, "device %d of %d", index, o->list.count);
   ck_assert_ptr_nonnull(backend->open);
   ck_assert_msg(backend->open(&o->list.items[index], &o->device, &no_time, &err) == CG_OK, "%s",
                 err.msg);
@@ -1486,9 +1485,7 @@ static void device_backends(const char **names, int max, bool device) {
 
 START_TEST(test_workload_records) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  ck_assert_int_lt(_i, list.count);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_job job;
   cg_error err = {0};
   cg_report report;
@@ -1534,9 +1531,7 @@ END_TEST
  * default or a fallback; an override the kernels cannot take fails the record by name. */
 START_TEST(test_workload_kernel_config) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  ck_assert_int_lt(_i, list.count);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_error err = {0};
   cg_job job;
   small_job(&job);

@@ -76,7 +76,6 @@ static void *open_combo(const combo *c, cg_device_list *list) {
   void *device = NULL;
   if (c->device < 0) return NULL;
   cg_test_device_at(list, c->device);
-  ck_assert_msg(c->device < list->count, "device %d of %d", c->device, list->count);
   const char *why = NULL;
   cg_error err = {0};
   ck_assert_msg(c->backend->open(&list->items[c->device], &device, &why, &err) == CG_OK,
@@ -303,8 +302,7 @@ START_TEST(test_engine_each) {
   cg_device_list list = {0};
   const cg_device_info *info = NULL;
   if (c.device >= 0) {
-    cg_test_device_at(&list, c.device);
-    info = &list.items[c.device];
+    info = cg_test_device_at(&list, c.device);
   }
   char name[400];
   cg_test_combo_name(&c, &list, name, sizeof name);
@@ -331,8 +329,7 @@ END_TEST
 /* Every backend together on one device: the cpu result is the reference of the others. */
 START_TEST(test_engine_all) {
   cg_device_list list = {0};
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_job job;
   small_job(&job, 4097);
   const cg_selection sel = {.seed = cg_test_seed()};
@@ -511,8 +508,7 @@ static void expect_wg(const cg_record *r, int value, cg_origin origin) {
  * two (fallback) where the built kernel allows fewer work-items. */
 START_TEST(test_kernel_config_default) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   size_t dflt = 1;
   while (dflt * 2 <= 256 && dflt * 2 <= info->max_work_group) dflt *= 2;
   cg_report report;
@@ -539,8 +535,7 @@ END_TEST
  * of that record, naming the parameter. */
 START_TEST(test_kernel_config_override) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_report report;
   uint64_t seed = 0;
   const cg_record *r = run_cl(info, NULL, &report, &seed);

@@ -185,8 +185,7 @@ END_TEST
  * device and the job's size class. */
 START_TEST(test_search) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   cg_job job;
   cg_job_init(&job, cg_workload_find("saxpy"));
   cg_error err = {0};
@@ -285,8 +284,7 @@ static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
 
 START_TEST(test_engine_applies) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   const int n = 5003;
   cg_origin origin = CG_ORIGIN_OVERRIDE, dflt_origin = CG_ORIGIN_OVERRIDE;
   /* the implementation's own choice: default, or a fallback where the device allows less */
@@ -433,8 +431,7 @@ static cg_status clblast_record(const cg_device_info *info, const cg_tuning *tun
  * incomplete set on the command line is refused naming what is missing. */
 START_TEST(test_xgemm_applied) {
   cg_device_list list;
-  cg_test_device_at(&list, _i);
-  const cg_device_info *info = &list.items[_i];
+  const cg_device_info *info = cg_test_device_at(&list, _i);
   char reason[1024];
   cg_kernel_config ran;
   cg_kernel_overrides partial = {0};
