@@ -55,6 +55,8 @@ typedef struct cg_probe_options {
   double transfer_budget_ms; /* the transfers stop growing past this much time per kind */
 } cg_probe_options;
 void cg_probe_options_default(cg_probe_options *o, bool quick);
+/* CG_BAD_INPUT, naming the count, when o->runs is outside 1..CG_PROBE_MAX_RUNS. */
+cg_rc cg_probe_options_check(const cg_probe_options *o, cg_error *err);
 
 /* An empty probe: every ceiling NAN, no figure. */
 void cg_probe_init(cg_probe *p);

@@ -11,6 +11,14 @@ void cg_probe_options_default(cg_probe_options *o, bool quick) {
   o->transfer_budget_ms = quick ? 100 : 1000;
 }
 
+cg_rc cg_probe_options_check(const cg_probe_options *o, cg_error *err) {
+  cg_rc rc = CG_OK;
+  CG_CHECK(o->runs >= 1 && o->runs <= CG_PROBE_MAX_RUNS, CG_BAD_INPUT,
+           "%d runs per figure: the probe takes 1 to %d", o->runs, CG_PROBE_MAX_RUNS);
+cleanup:
+  return rc;
+}
+
 void cg_probe_init(cg_probe *p) {
   memset(p, 0, sizeof *p);
   p->fp32_gflops = p->bandwidth_gbs = p->launch_us = NAN;

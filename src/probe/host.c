@@ -15,7 +15,6 @@
 #include "clgauge/random.h"
 #include "clgauge/reference.h"
 
-
 static double since_ms(uint64_t t0) { return cg_ns_to_ms(cg_now_ns() - t0); }
 
 /* Read every word; the sum is returned so that the loads stay. */
@@ -128,8 +127,7 @@ cleanup:
 cg_rc cg_probe_host(const cg_probe_options *o, cg_probe *out, cg_error *err) {
   cg_rc rc = CG_OK;
   const uint64_t t0 = cg_now_ns();
-  CG_CHECK(o->runs >= 1 && o->runs <= CG_PROBE_MAX_RUNS, CG_BAD_INPUT,
-           "%d runs per figure: the probe takes 1 to %d", o->runs, CG_PROBE_MAX_RUNS);
+  CG_TRY(cg_probe_options_check(o, err));
   cg_probe_init(out);
   out->host = true;
   out->quick = o->quick;

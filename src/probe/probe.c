@@ -430,8 +430,7 @@ cg_rc cg_probe_device(const cg_device_info *info, const cg_probe_options *o, cg_
   const uint64_t t0 = cg_now_ns();
   prober pr = {.info = info, .o = o, .p = out, .runs = o->runs,
                .target_ms = o->quick ? 2 : 20, .seed = 0x9e3779b97f4a7c15u};
-  CG_CHECK(o->runs >= 1 && o->runs <= CG_PROBE_MAX_RUNS, CG_BAD_INPUT,
-           "%d runs per figure: the probe takes 1 to %d", o->runs, CG_PROBE_MAX_RUNS);
+  CG_TRY(cg_probe_options_check(o, err));
   cg_probe_init(out);
   out->quick = o->quick;
   out->runs = pr.runs;
