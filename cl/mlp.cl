@@ -139,7 +139,8 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * only gate the work between them.
  *
  * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV below; RGROUPS the row groups of A
+ * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV, UR, WPF below; RGROUPS the row
+ * groups of A
  * (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows,
  * columns and column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
@@ -231,6 +232,20 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #define LPA_G1 ((KC * BI + WGA - 1) / WGA)
 #define LPA_FW ((KC * NC + WGA - 1) / WGA)
 #define LPA (LPA_G1 > LPA_FW ? LPA_G1 : LPA_FW)
+/* UR: the w1 update takes UR rows of a work-item's block at a time (their reads, then their
+ * writes), so that UR rows of reads are in flight together; 1 keeps the fewest addresses live,
+ * RM all of them. WPF 1: at each tile's start, before the backward part, the work-group asks
+ * for the tile's part of w1 with OpenCL's prefetch (a hint, which a driver may ignore), 32 bytes
+ * per call, so that the update finds the tile in the caches instead of waiting on device memory
+ * row after row. */
+#ifndef UR
+#define UR 1
+#endif
+#ifndef WPF
+#define WPF 0
+#endif
+#define WPF_SPAN 8
+#define WPF_SEGS ((BJ + WPF_SPAN - 1) / WPF_SPAN)
 /* g1's chunk at batch row n0: x[n0+k][i0+i] in As[k][i], dz1[n0+k][j0+j] in Bs[k][j] (with
  * DZ1A, dz1 from h1, dz2 and w2p) */
 /* dz1[n][col] = (dz2 w2^T)[n][col] * (h1[n][col] > 0): in launch A (DZ1A), B or D */
@@ -373,6 +388,15 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     float acc1[RM][RN];
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
+#if WPF
+    if (backward)
+      for (int e = t; e < BI * WPF_SEGS; e += WGA) {
+        const int i = e / WPF_SEGS, j = e % WPF_SEGS * WPF_SPAN;
+        const int row = i0 + i, col = j0 + j;
+        const int span = min(WPF_SPAN, min(BJ - j, HID - col));
+        if (row < DIN && span > 0) prefetch(w1 + row * HID + col, (size_t)span);
+      }
+#endif
 #if DB
     if (backward) {
       FETCH_G1(0);
@@ -413,21 +437,26 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-    /* w1 -= lr g1 on the tile, a row of the block at a time: the row's elements read, then
-     * written, so that its reads are in flight together (read and written element by element, each
-     * read waits for the store before it unless the compiler proves the two apart), without the
-     * addresses of the whole block live at once. With FWR the tile as it now is (updated where
-     * `backward`) stays in acc1 for the forward part, read even when not `backward`. */
+    /* w1 -= lr g1 on the tile, UR rows of the block at a time: their elements read, then
+     * written, so that those reads are in flight together (read and written element by element,
+     * each read waits for the store before it unless the compiler proves the two apart), without
+     * the addresses of the whole block live at once. With FWR the tile as it now is (updated
+     * where `backward`) stays in acc1 for the forward part, read even when not `backward`. */
     if (FWR || backward) {
-      for (int r = 0; r < RM; ++r) {
-        const int row = i0 + SHARE_AT(r, ty, TY, VW);
-        for (int c = 0; c < RN; ++c) {
-          const int col = j0 + SHARE_AT(c, tx, TX, VW);
-          acc1[r][c] = (row < DIN && col < HID ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
+      for (int r0 = 0; r0 < RM; r0 += UR) {
+        for (int r = r0; r < r0 + UR && r < RM; ++r) {
+          const int row = i0 + SHARE_AT(r, ty, TY, VW);
+          for (int c = 0; c < RN; ++c) {
+            const int col = j0 + SHARE_AT(c, tx, TX, VW);
+            acc1[r][c] = (row < DIN && col < HID ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
+          }
         }
-        for (int c = 0; c < RN; ++c) {
-          const int col = j0 + SHARE_AT(c, tx, TX, VW);
-          if (backward && row < DIN && col < HID) w1[row * HID + col] = acc1[r][c];
+        for (int r = r0; r < r0 + UR && r < RM; ++r) {
+          const int row = i0 + SHARE_AT(r, ty, TY, VW);
+          for (int c = 0; c < RN; ++c) {
+            const int col = j0 + SHARE_AT(c, tx, TX, VW);
+            if (backward && row < DIN && col < HID) w1[row * HID + col] = acc1[r][c];
+          }
         }
       }
     }

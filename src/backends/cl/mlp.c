@@ -28,12 +28,13 @@ typedef struct fused_config {
   int stage;                        /* launch A's chunks go through registers (PF needs it) */
   int db;                           /* launch A's chunks in two local buffers (needs STAGE) */
   int fwr, kv;                      /* launch A's forward part takes w1 from registers, KV rows */
+  int ur, wpf;                      /* launch A's update: rows at a time; its tile prefetched */
   int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
   struct {
-    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb;
   } origin;                         /* of the values the record names */
 } fused_config;
 
@@ -301,8 +302,8 @@ cleanup:
   return rc;
 }
 
-/* Launch A's row tiles per work-group (TPG, and so its row groups), prefetch (PF) and chunks
- * through registers (STAGE). */
+/* Launch A's row tiles per work-group (TPG, and so its row groups), prefetch (PF), chunks
+ * through registers (STAGE), its update's rows at a time (UR) and the tile's prefetch (WPF). */
 static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
                                const cg_kernel_overrides *ov, fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
@@ -338,6 +339,19 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
     c->stage = 1;
     c->origin.stage = CG_ORIGIN_FALLBACK;
   }
+  /* UR: the w1 update's rows of a block in flight together. One row at a time took 17 us off
+   * the big preset on the H200 against element by element, and all of the block at once lost
+   * (162 registers, one work-group per SM; bench/RESULTS.md, 2026-12-05): 1 until more is
+   * measured. WPF 1: the tile's w1 prefetched at the tile's start (OpenCL's prefetch, a hint);
+   * off until measured on a GPU. */
+  c->origin.ur = CG_ORIGIN_DEFAULT;
+  c->ur = cg_kernel_override(ov, "UR", 1, &c->origin.ur);
+  CG_CHECK(c->ur >= 1 && c->ur <= c->rm, CG_BAD_INPUT,
+           "--kernel-param UR=%d: out of range (1..R=%d)", c->ur, c->rm);
+  c->origin.wpf = CG_ORIGIN_DEFAULT;
+  c->wpf = cg_kernel_override(ov, "WPF", 0, &c->origin.wpf);
+  CG_CHECK(c->wpf == 0 || c->wpf == 1, CG_BAD_INPUT, "--kernel-param WPF=%d: must be 0 or 1",
+           c->wpf);
 cleanup:
   return rc;
 }
@@ -412,7 +426,7 @@ cleanup:
  * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
  * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
  * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, THREE, DZ1A, RC) replace the
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC) replace the
  * choices, for tuning on a device; the result stays correct for any valid setting. A value that
  * the local memory made smaller than the rule's choice is a fallback (build_fused marks those
  * that the kernels' work-group limits shrank). */
@@ -443,7 +457,8 @@ static void fused_record(const fused_config *c, cg_kernel_config *config) {
                 {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
                 {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
                 {"DB", c->db, c->origin.db},
-                {"FWR", c->fwr, c->origin.fwr},
+                {"FWR", c->fwr, c->origin.fwr},    {"UR", c->ur, c->origin.ur},
+                {"WPF", c->wpf, c->origin.wpf},
                 {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
                 {"WGB", c->wgb, c->origin.wgb}};
@@ -475,10 +490,10 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     snprintf(config->build_options, sizeof config->build_options,
              "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
              "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
-             "-DKV=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d -DRC=%d -DRCB=%d "
-             "-DWGB=%d",
+             "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
+             "-DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->rgroups, c->nch, c->three,
+             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups, c->nch, c->three,
              c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
@@ -561,7 +576,10 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
       (c->fwr ? c->nch * (rm / c->kv) * (c->kv * rn + ceil(kf * nc / wga) + kf * inner)
               : c->nch * ceil(bi / kc) * (lpa_fw + 2 * lpb + lpa + kc * inner)) +
       c->nch * (rm2 * rn + rm2);
-  const double a = c->tpg * (1 + g1 + fw + 2 * (rm * rn + rm) + rm2 * rn + rm2);
+  /* the tile's prefetch (WPF), 32 bytes a call; the update, UR rows at a time */
+  const double wpf = c->wpf ? ceil(bi * ceil(bj / 8) / wga) : 0;
+  const double update = ceil(rm / c->ur) * (1 + 2 * c->ur * (rn + 1));
+  const double a = c->tpg * (1 + wpf + g1 + fw + update + rm2 * rn + rm2);
   /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
    * R, w2's copy or dz1 and the w2 update */
   const double w = c->wgb, no = N * O, per = ceil(no / w);
@@ -795,16 +813,16 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",   "TY",      "R",       "RN",   "KC",  "TPG",        "VW",     "PF",
-    "STAGE",    "DB",   "FWR",     "THREE",   "DZ1A",    "RC",      "PERSIST", "PGROUPS", "SPIN",
-    "WG_PERSIST", "SPLITK", "DZ1P", "SPLITS", "LOSSG", NULL};
+    "STRATEGY", "TX",      "TY",      "R",          "RN",     "KC",   "TPG",    "VW",    "PF",
+    "STAGE",    "DB",      "FWR",     "UR",         "WPF",    "THREE", "DZ1A",  "RC",    "PERSIST",
+    "PGROUPS",  "SPIN",    "WG_PERSIST", "SPLITK", "DZ1P",   "SPLITS", "LOSSG", NULL};
 
 /* The fused kernels' blocking (fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     14,
+     16,
      {{"STRATEGY", 2, {0, 1}},
       {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
@@ -817,6 +835,8 @@ static const cg_tune_space cl_mlp_tune[] = {
       {"STAGE", 2, {0, 1}},
       {"DB", 2, {0, 1}},
       {"FWR", 3, {0, 1, 2}},
+      {"UR", 4, {1, 2, 4, 8}},
+      {"WPF", 2, {0, 1}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
