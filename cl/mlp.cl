@@ -237,7 +237,11 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
  * RM all of them. WPF 1: at each tile's start, before the backward part, the work-group asks
  * for the tile's part of w1 with OpenCL's prefetch (a hint, which a driver may ignore), 32 bytes
  * per call, so that the update finds the tile in the caches instead of waiting on device memory
- * row after row. */
+ * row after row. WPF 2: each work-item reads the first element of each run of its own block
+ * there with plain loads instead (for a driver whose prefetch does nothing; its own elements, so
+ * that no other work-item's update races with these reads); their sum, times 0, goes into the g1
+ * block after the backward product, so that the loads cannot be dropped and nothing waits for
+ * them before then (w1 finite, it adds a zero). */
 #ifndef UR
 #define UR 1
 #endif
@@ -388,13 +392,23 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     float acc1[RM][RN];
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
-#if WPF
+#if WPF == 1
     if (backward)
       for (int e = t; e < BI * WPF_SEGS; e += WGA) {
         const int i = e / WPF_SEGS, j = e % WPF_SEGS * WPF_SPAN;
         const int row = i0 + i, col = j0 + j;
         const int span = min(WPF_SPAN, min(BJ - j, HID - col));
         if (row < DIN && span > 0) prefetch(w1 + row * HID + col, (size_t)span);
+      }
+#elif WPF == 2
+    float touched = 0.0f;
+    if (backward)
+      for (int r = 0; r < RM; ++r) {
+        const int row = i0 + SHARE_AT(r, ty, TY, VW);
+        for (int c = 0; c < RN; c += VW) {
+          const int col = j0 + SHARE_AT(c, tx, TX, VW);
+          if (row < DIN && col < HID) touched += w1[row * HID + col];
+        }
       }
 #endif
 #if DB
@@ -437,6 +451,9 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
     }
+#if WPF == 2
+    acc1[0][0] += 0.0f * touched;
+#endif
     /* w1 -= lr g1 on the tile, UR rows of the block at a time: their elements read, then
      * written, so that those reads are in flight together (read and written element by element,
      * each read waits for the store before it unless the compiler proves the two apart), without
