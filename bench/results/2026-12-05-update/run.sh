@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Launch A's w1 update waiting on device memory, row after row of each work-item's block: UR rows
 # read before they are written (2, 4; 1 is the default), the tile prefetched at its start with
-# OpenCL's prefetch (WPF=1) or read there with plain loads (WPF=2), with UR=2; launch R's RC=16;
-# STAGE=0 with KC 16 and 32. The big preset
-# twice each (interleaved), ptxas's registers of each, whether the driver's binary has any
-# prefetch instruction, and four other shapes once each.
+# OpenCL's prefetch (WPF=1) or read there with plain loads (WPF=2), each alone and with UR=2;
+# launch R's RC=16; STAGE=0 with KC 16 and 32. The big preset twice each (interleaved), ptxas's
+# registers of each, whether the driver's binary has any prefetch instruction, and four other
+# shapes once each (RC=8 too there).
 #   bash bench/results/2026-12-05-update/run.sh BUNDLE OUT     (from the checkout's root)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
