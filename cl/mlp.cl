@@ -140,9 +140,8 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  *
  * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
  * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV, UR, WPF below; RGROUPS the row
- * groups of A
- * (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's work-items, rows,
- * columns and column blocks; WGB: work-items of launch B, a power of two. */
+ * groups of A (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's
+ * work-items, rows, columns and column blocks; WGB: work-items of launch B, a power of two. */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
