@@ -22,8 +22,8 @@ done
 for p in "${settings[@]}"; do
   ptxas_regs "$o/big-${p//[=,]/_}-1.json" regs-big-${p//[=,]/_}
 done
-{ grep -rl "prefetch" "$o/cache"; grep -rhao "prefetch[a-zA-Z0-9.]*" "$o/cache" | sort | uniq -c; } \
-  > "$o/prefetch-in-binaries.txt" 2>&1
+{ grep -rl "prefetch" "$o/cache"
+  grep -rhao "prefetch[a-zA-Z0-9.]*" "$o/cache" | sort | uniq -c; } > "$o/prefetch-in-binaries.txt" 2>&1
 for sh in "64 2048 2048 8 400" "8 8192 8192 64 40" "16 4096 4096 16 100" "16 1024 8192 8 200"; do
   read -r nb din hid dout iters <<< "$sh"
   n=$nb-$din-$hid-$dout

@@ -427,8 +427,8 @@ cleanup:
  * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
  * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
  * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC) replace the
- * choices, for tuning on a device; the result stays correct for any valid setting. A value that
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC) replace
+ * the choices, for tuning on a device; the result stays correct for any valid setting. A value that
  * the local memory made smaller than the rule's choice is a fallback (build_fused marks those
  * that the kernels' work-group limits shrank). */
 static cg_rc fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
@@ -494,8 +494,8 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
              "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
              "-DRC=%d -DRCB=%d -DWGB=%d",
              s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups, c->nch, c->three,
-             c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
+             c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
+             c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
