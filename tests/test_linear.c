@@ -774,9 +774,8 @@ START_TEST(test_transfers_agree) {
   const char *no_time = NULL;
   cg_error err = {0};
   char name[400];
-  cg_test_device_at(&list, c.device);
-  ck_assert_msg(c.backend->open(&list.items[c.device], &dev, &no_time, &err) == CG_OK, "%s",
-                err.msg);
+  const cg_device_info *info = cg_test_device_at(&list, c.device);
+  ck_assert_msg(c.backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   combo_name(&c, &list, name, sizeof name);
   cg_kernel_overrides overrides = {0};
   char text[64];
@@ -784,7 +783,7 @@ START_TEST(test_transfers_agree) {
   ck_assert_msg(cg_kernel_overrides_parse(&overrides, text, &err) == CG_OK, "%s", err.msg);
   const cg_backend_env env = {.device = dev};
   const cg_backend_env env_group = {.device = dev, .overrides = &overrides};
-  const bool profiling = list.items[c.device].profiling;
+  const bool profiling = info->profiling;
   ck_assert_msg(nmodes(impl) >= 1 && strcmp(impl->modes[0], "pageable") == 0,
                 "%s: pageable is not its first transfer mode", name);
   /* the first mode the variant runs (pageable, or resident for epoch) is held against the host,
@@ -1133,9 +1132,8 @@ START_TEST(test_group_override_limits) {
   const char *no_time = NULL;
   cg_error err = {0};
   char name[400];
-  cg_test_device_at(&list, c.device);
-  ck_assert_msg(c.backend->open(&list.items[c.device], &dev, &no_time, &err) == CG_OK, "%s",
-                err.msg);
+  const cg_device_info *info = cg_test_device_at(&list, c.device);
+  ck_assert_msg(c.backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   combo_name(&c, &list, name, sizeof name);
   const cg_linear_setup setup = {.shape = {200, 37, 5, 32}, .lr = 0.05f}; /* 7 batches */
   cg_kernel_overrides zero = {0}, large = {0};

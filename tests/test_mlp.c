@@ -651,13 +651,12 @@ static void open_device(opened *o, const cg_backend *backend, int index) {
   if (index < 0) return;
   cg_error err = {0};
   const char *no_time = NULL;
-  cg_test_device_at(&o->list, index);
+  const cg_device_info *info = cg_test_device_at(&o->list, index);
   ck_assert_ptr_nonnull(backend->open);
-  ck_assert_msg(backend->open(&o->list.items[index], &o->device, &no_time, &err) == CG_OK, "%s",
-                err.msg);
-  o->profiling = o->list.items[index].profiling;
-  ck_assert_msg(o->profiling == (no_time == NULL), "%s: profiling %d, but '%s'",
-                o->list.items[index].name, o->profiling, no_time ? no_time : "device time");
+  ck_assert_msg(backend->open(info, &o->device, &no_time, &err) == CG_OK, "%s", err.msg);
+  o->profiling = info->profiling;
+  ck_assert_msg(o->profiling == (no_time == NULL), "%s: profiling %d, but '%s'", info->name,
+                o->profiling, no_time ? no_time : "device time");
 }
 
 static void close_device(opened *o) {

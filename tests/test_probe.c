@@ -114,7 +114,7 @@ START_TEST(test_probe_device) {
   ck_assert_int_eq(p->runs, 3);
   /* a count of runs outside 1..CG_PROBE_MAX_RUNS is refused by value before anything runs */
   static const int bad_runs[] = {0, -1, CG_PROBE_MAX_RUNS + 1};
-  for (int b = 0; b < 3; ++b) {
+  for (size_t b = 0; b < sizeof bad_runs / sizeof bad_runs[0]; ++b) {
     o.runs = bad_runs[b];
     char named[32];
     snprintf(named, sizeof named, "%d runs", bad_runs[b]);

@@ -75,11 +75,10 @@ static float *reference(const float *x, const float *y0, float a, int updates, s
 static void *open_combo(const combo *c, cg_device_list *list) {
   void *device = NULL;
   if (c->device < 0) return NULL;
-  cg_test_device_at(list, c->device);
+  const cg_device_info *info = cg_test_device_at(list, c->device);
   const char *why = NULL;
   cg_error err = {0};
-  ck_assert_msg(c->backend->open(&list->items[c->device], &device, &why, &err) == CG_OK,
-                "open: %s", err.msg);
+  ck_assert_msg(c->backend->open(info, &device, &why, &err) == CG_OK, "open: %s", err.msg);
   return device;
 }
 
