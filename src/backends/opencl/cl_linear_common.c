@@ -441,10 +441,12 @@ static void gather_host(const cg_linear_device *l, const int *idx, int n, float 
                         int *dst_labels) {
   const size_t F = (size_t)l->setup.shape.features;
   for (int r = 0; r < n; ++r) {
+    float *to = dst + (size_t)r * F;
+    const float *from = l->data.x + (size_t)idx[r] * F;
     if (l->stream)
-      cg_stream_copy(dst + (size_t)r * F, l->data.x + (size_t)idx[r] * F, F * sizeof(float));
+      cg_stream_copy(to, from, F * sizeof(float));
     else
-      memcpy(dst + (size_t)r * F, l->data.x + (size_t)idx[r] * F, F * sizeof(float));
+      memcpy(to, from, F * sizeof(float));
     dst_labels[r] = l->data.labels[idx[r]];
   }
 }
