@@ -233,22 +233,19 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 #define LPA (LPA_G1 > LPA_FW ? LPA_G1 : LPA_FW)
 /* UR: the w1 update takes UR rows of a work-item's block at a time (their reads, then their
  * writes), so that UR rows of reads are in flight together; 1 keeps the fewest addresses live,
- * RM all of them. WPF 1: at each tile's start, before the backward part, the work-group asks
- * for the tile's part of w1 with OpenCL's prefetch (a hint, which a driver may ignore), 32 bytes
- * per call, so that the update finds the tile in the caches instead of waiting on device memory
- * row after row. WPF 2: each work-item reads the first element of each run of its own block
- * there with plain loads instead (for a driver whose prefetch does nothing; its own elements, so
- * that no other work-item's update races with these reads); their sum, times 0, goes into the g1
- * block after the backward product, so that the loads cannot be dropped and nothing waits for
- * them before then (w1 finite, it adds a zero). */
+ * RM all of them. WPF 1: at each tile's start, before the backward part, each work-item reads
+ * the first element of each run of its own block of w1 with plain loads, so that the update
+ * finds those lines in the caches instead of waiting on device memory row after row (its own
+ * elements, so that no other work-item's update races with these reads); their sum, times 0,
+ * goes into the g1 block after the backward product, so that the loads cannot be dropped and
+ * nothing waits for them before then (w1 finite, it adds a zero). OpenCL's prefetch() in their
+ * place did nothing on NVIDIA's driver (no prefetch in its binary, no change in time). */
 #ifndef UR
 #define UR 1
 #endif
 #ifndef WPF
 #define WPF 0
 #endif
-#define WPF_SPAN 8
-#define WPF_SEGS ((BJ + WPF_SPAN - 1) / WPF_SPAN)
 /* g1's chunk at batch row n0: x[n0+k][i0+i] in As[k][i], dz1[n0+k][j0+j] in Bs[k][j] (with
  * DZ1A, dz1 from h1, dz2 and w2p) */
 /* dz1[n][col] = (dz2 w2^T)[n][col] * (h1[n][col] > 0): in launch A (DZ1A), B or D */
@@ -391,15 +388,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
     float acc1[RM][RN];
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
-#if WPF == 1
-    if (backward)
-      for (int e = t; e < BI * WPF_SEGS; e += WGA) {
-        const int i = e / WPF_SEGS, j = e % WPF_SEGS * WPF_SPAN;
-        const int row = i0 + i, col = j0 + j;
-        const int span = min(WPF_SPAN, min(BJ - j, HID - col));
-        if (row < DIN && span > 0) prefetch(w1 + row * HID + col, (size_t)span);
-      }
-#elif WPF == 2
+#if WPF
     float touched = 0.0f;
     if (backward)
       for (int r = 0; r < RM; ++r) {
@@ -450,7 +439,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #endif
       barrier(CLK_LOCAL_MEM_FENCE);
     }
-#if WPF == 2
+#if WPF
     acc1[0][0] += 0.0f * touched;
 #endif
     /* w1 -= lr g1 on the tile, UR rows of the block at a time: their elements read, then

@@ -1051,7 +1051,7 @@ START_TEST(test_fused_overrides) {
              {"RN=0", 17}, {"RN=17", 17}, {"R=4,RN=2,VW=4", 17}, {"DB=2", 17},
              {"DB=-1", 17}, {"FWR=1,DB=1", 17}, {"DB=1,STAGE=0", 17},
              {"DB=1,FWR=2", 17}, /* FWR=2 named as given, before a CPU driver's fallback */
-             {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=3", 17}, {"WPF=-1", 17}};
+             {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=2", 17}, {"WPF=-1", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -1199,8 +1199,7 @@ END_TEST
  * float4 rows, several row chunks of x, and unrolled with two tiles per group; the chunks in two
  * local buffers, DB, with a batch that is not a multiple of the chunk, several row chunks of x,
  * three launches and two tiles per group; the update by rows in steps of UR, 3 of R = 4 (a last
- * step of one row) and 2 of 2 with FWR, and the tile prefetched, WPF 1, or read ahead, 2, with
- * FWR): each named in the
+ * step of one row) and 2 of 2 with FWR, the tile read ahead, WPF, with FWR): each named in the
  * configuration as given, in the build options, and correct over three iterations on every
  * device. */
 START_TEST(test_fused_blockings) {
@@ -1225,12 +1224,12 @@ START_TEST(test_fused_blockings) {
       {"R=2,KC=3", {40, 37, 41, 6}, {"R", "KC", NULL}, {2, 3}},
       {"R=1,KC=1,THREE=1,DZ1A=0", {9, 5, 33, 4}, {"R", "KC", "THREE", "DZ1A", NULL},
        {1, 1, 1, 0}},
-      {"R=2,VW=2,FWR=1,UR=2,WPF=2", {40, 37, 41, 6}, {"R", "VW", "FWR", "UR", "WPF", NULL},
-       {2, 2, 1, 2, 2}},
+      {"R=2,VW=2,FWR=1,UR=2,WPF=1", {40, 37, 41, 6}, {"R", "VW", "FWR", "UR", "WPF", NULL},
+       {2, 2, 1, 2, 1}},
       {"R=4,VW=4,FWR=1,THREE=1", {140, 37, 41, 6}, {"R", "VW", "FWR", "THREE", NULL},
        {4, 4, 1, 1}},
       {"R=2,FWR=1,TPG=2", {9, 70, 9, 3}, {"R", "FWR", "TPG", NULL}, {2, 1, 2}},
-      {"R=4,RN=2,UR=3,WPF=1", {40, 37, 41, 6}, {"R", "RN", "UR", "WPF", NULL}, {4, 2, 3, 1}},
+      {"R=4,RN=2,UR=3", {40, 37, 41, 6}, {"R", "RN", "UR", NULL}, {4, 2, 3}},
       {"R=2,RN=8,VW=2,FWR=1,THREE=1", {21, 37, 41, 6}, {"R", "RN", "VW", "FWR", "THREE"},
        {2, 8, 2, 1, 1}},
       {"R=4,KC=3,DB=1", {40, 37, 41, 6}, {"R", "KC", "DB", NULL}, {4, 3, 1}},

@@ -342,16 +342,17 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
   /* UR: the w1 update's rows of a block in flight together. One row at a time took 17 us off
    * the big preset on the H200 against element by element, and all of the block at once lost
    * (162 registers, one work-group per SM; bench/RESULTS.md, 2026-12-05): 1 until more is
-   * measured. WPF 1: the tile's w1 prefetched at the tile's start (OpenCL's prefetch, a hint);
-   * 2: read there with plain loads (cl/mlp.cl says how they are kept); off until measured on a
-   * GPU. */
+   * measured. WPF 1: the work-item's block of the tile read ahead at the tile's start with plain
+   * loads (cl/mlp.cl says how they are kept). OpenCL's prefetch() there instead changed nothing
+   * on the H100 (374.7 against 375.1 us at the big preset; no prefetch in the driver's binary)
+   * and is gone. */
   c->origin.ur = CG_ORIGIN_DEFAULT;
   c->ur = cg_kernel_override(ov, "UR", 1, &c->origin.ur);
   CG_CHECK(c->ur >= 1 && c->ur <= c->rm, CG_BAD_INPUT,
            "--kernel-param UR=%d: out of range (1..R=%d)", c->ur, c->rm);
   c->origin.wpf = CG_ORIGIN_DEFAULT;
   c->wpf = cg_kernel_override(ov, "WPF", 0, &c->origin.wpf);
-  CG_CHECK(c->wpf >= 0 && c->wpf <= 2, CG_BAD_INPUT, "--kernel-param WPF=%d: must be 0, 1 or 2",
+  CG_CHECK(c->wpf == 0 || c->wpf == 1, CG_BAD_INPUT, "--kernel-param WPF=%d: must be 0 or 1",
            c->wpf);
 cleanup:
   return rc;
@@ -577,11 +578,8 @@ static double fused_loop_trips(const fused_config *c, const cg_mlp_shape s) {
       (c->fwr ? c->nch * (rm / c->kv) * (c->kv * rn + ceil(kf * nc / wga) + kf * inner)
               : c->nch * ceil(bi / kc) * (lpa_fw + 2 * lpb + lpa + kc * inner)) +
       c->nch * (rm2 * rn + rm2);
-  /* the tile's prefetch (WPF 1: 32 bytes a call; 2: a read per run of the block); the update,
-   * UR rows at a time */
-  const double wpf = c->wpf == 1 ? ceil(bi * ceil(bj / 8) / wga)
-                     : c->wpf == 2 ? rm * (1 + ceil(rn / c->vw))
-                                   : 0;
+  /* the tile read ahead (WPF: a read per run of the block); the update, UR rows at a time */
+  const double wpf = c->wpf ? rm * (1 + ceil(rn / c->vw)) : 0;
   const double update = ceil(rm / c->ur) * (1 + 2 * c->ur * (rn + 1));
   const double a = c->tpg * (1 + wpf + g1 + fw + update + rm2 * rn + rm2);
   /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
@@ -840,7 +838,7 @@ static const cg_tune_space cl_mlp_tune[] = {
       {"DB", 2, {0, 1}},
       {"FWR", 3, {0, 1, 2}},
       {"UR", 4, {1, 2, 4, 8}},
-      {"WPF", 3, {0, 1, 2}},
+      {"WPF", 2, {0, 1}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
