@@ -339,19 +339,25 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
     c->stage = 1;
     c->origin.stage = CG_ORIGIN_FALLBACK;
   }
-  /* UR: the w1 update's rows of a block in flight together. One row at a time took 17 us off
-   * the big preset on the H200 against element by element, and all of the block at once lost
-   * (162 registers, one work-group per SM; bench/RESULTS.md, 2026-12-05): 1 until more is
-   * measured. WPF 1: the work-item's block of the tile read ahead at the tile's start with plain
-   * loads (cl/mlp.cl says how they are kept). OpenCL's prefetch() there instead changed nothing
-   * on the H100 (374.7 against 375.1 us at the big preset; no prefetch in the driver's binary)
-   * and is gone. */
+  /* UR: the w1 update's rows of a block in flight together; WPF 1: the work-item's block of the
+   * tile read ahead at the tile's start with plain loads (cl/mlp.cl says how they are kept).
+   * One row at a time took 17 us off the big preset on the H200 against element by element; on
+   * the H100 (bench/RESULTS.md, 2026-12-05, 23:07 UTC on) two rows took 9-10 us off launch A at
+   * the big preset with 8 x 8 blocks and lost nowhere with them (five shapes of batch 32 to 128,
+   * two runs each), four rows lost 19 us (128 registers and a stack frame). The read-ahead took
+   * 2-22 us off launch A with 8 x 4 blocks (batch 8 to 16) at four shapes and lost 2 us at batch
+   * 1, where the backward product before the update is too short to hide the loads; with 8 x 8
+   * blocks it lost 3 us at 64 x 2048 x 2048 x 8, and with both switches the big preset lost 10. OpenCL's prefetch() in its place did nothing there
+   * (no prefetch in the driver's binary) and is gone. CPU drivers keep both off (not measured
+   * there). */
+  const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
   c->origin.ur = CG_ORIGIN_DEFAULT;
-  c->ur = cg_kernel_override(ov, "UR", 1, &c->origin.ur);
+  c->ur = cg_kernel_override(ov, "UR", gpu && c->rm == 8 && c->rn == 8 ? 2 : 1, &c->origin.ur);
   CG_CHECK(c->ur >= 1 && c->ur <= c->rm, CG_BAD_INPUT,
            "--kernel-param UR=%d: out of range (1..R=%d)", c->ur, c->rm);
   c->origin.wpf = CG_ORIGIN_DEFAULT;
-  c->wpf = cg_kernel_override(ov, "WPF", 0, &c->origin.wpf);
+  c->wpf = cg_kernel_override(ov, "WPF", gpu && c->rm == 8 && c->rn == 4 && s.batch >= 8,
+                              &c->origin.wpf);
   CG_CHECK(c->wpf == 0 || c->wpf == 1, CG_BAD_INPUT, "--kernel-param WPF=%d: must be 0 or 1",
            c->wpf);
 cleanup:

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# The GPU defaults since run3.sh (UR 2 with 8 x 8 blocks, WPF 1 with 8 x 4 blocks from batch 8):
+# the big preset twice and five shapes once, at the defaults, from a bundle staged with them.
+#   bash bench/results/2026-12-05-update/run4.sh BUNDLE OUT     (from the checkout's root)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/steps.sh"
+device_call "$1" "$2" defaults
+for sh in "64 5000 5000 8 120 1" "64 5000 5000 8 120 2" "8 8192 8192 64 40 1" \
+          "16 4096 4096 16 100 1" "8 4096 4096 8 200 1" "1 2048 2048 1 400 1" \
+          "64 2048 2048 8 400 1"; do
+  read -r nb din hid dout iters round <<< "$sh"
+  n=$nb-$din-$hid-$dout
+  step mlp-$n-$round 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \
+    --batch "$nb" --din "$din" --hidden "$hid" --dout "$dout" --iters "$iters" \
+    --print-every $(( iters / 4 )) --kernel-param STRATEGY=0,PERSIST=0 --json "$o/mlp-$n-$round.json"
+done
