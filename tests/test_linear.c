@@ -18,7 +18,6 @@
 #include "clgauge/reference.h"
 #include "clgauge/report.h"
 #include "clgauge/sizes.h"
-#include "clgauge/stream_copy.h"
 #include "clgauge/workload.h"
 #include "backends/opencl/cl_linear_common.h"
 #include "test_util.h"
@@ -246,14 +245,14 @@ END_TEST
 
 /* One more pinned run in test_transfers_agree with GROUP overridden to 3, groups that do not
  * divide the epoch, growing from one batch to 3 and shrinking again (RAMP=1), and the host's
- * gather on 3 threads, which split no group evenly, with streaming stores (STREAM=1). */
+ * gather on 3 threads, which split no group evenly. */
 enum { OVERRIDE_GROUP = 3, OVERRIDE_THREADS = 3 };
-#define OVERRIDES_AGAIN "GROUP=3,RAMP=1,THREADS=3,STREAM=1"
+#define OVERRIDES_AGAIN "GROUP=3,RAMP=1,THREADS=3"
 
 /* The pinned parameters a kernel configuration must show: each overridden to its value, or 0
  * for the default. */
 typedef struct pinned_expect {
-  int group, ramp, threads, stream;
+  int group, ramp, threads;
 } pinned_expect;
 
 static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *name) {
@@ -308,7 +307,6 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
     wanted[n++] = "GROUP";
     wanted[n++] = "RAMP";
     wanted[n++] = "THREADS";
-    wanted[n++] = "STREAM";
   }
   ck_assert_msg(k->nparams == n, "%s, %s: %d kernel parameters, expected %d", name, mode,
                 k->nparams, n);
@@ -324,16 +322,6 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       ck_assert_int_eq(p->value, pe.ramp);
       ck_assert_msg(p->origin == (pe.ramp ? CG_ORIGIN_OVERRIDE : CG_ORIGIN_DEFAULT),
                     "%s: RAMP origin %s", name, cg_origin_name(p->origin));
-      continue;
-    }
-    if (strcmp(p->name, "STREAM") == 0) {
-      /* asked for, the build's streaming stores or a fallback to ordinary ones */
-      const bool streams = pe.stream && cg_stream_copy_available();
-      ck_assert_msg(p->value == (streams ? 1 : 0), "%s: STREAM=%d", name, p->value);
-      ck_assert_msg(p->origin == (!pe.stream ? CG_ORIGIN_DEFAULT
-                                  : streams  ? CG_ORIGIN_OVERRIDE
-                                             : CG_ORIGIN_FALLBACK),
-                    "%s: STREAM origin %s", name, cg_origin_name(p->origin));
       continue;
     }
     ck_assert_msg(p->value >= 1, "%s, %s: %s = %d", name, mode, p->name, p->value);
@@ -687,7 +675,7 @@ static void train(const cg_impl *impl, const cg_backend_env *env, const char *va
   cg_rc rc = impl->prepare(env, variant, mode, &setup, &state, &prepared, &err);
   ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, mode, rc, err.msg);
   ck_assert_ptr_nonnull(prepared.compile_kind);
-  const pinned_expect pe = {group, group > 0, group ? OVERRIDE_THREADS : 0, group > 0};
+  const pinned_expect pe = {group, group > 0, group ? OVERRIDE_THREADS : 0};
   expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, pe, name);
   const cg_linear_tensors data = {.x = d->x, .labels = d->labels, .w = d->w0, .b = d->b0};
   ck_assert_msg(impl->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
@@ -778,7 +766,7 @@ START_TEST(test_transfers_agree) {
   ck_assert_msg(c.backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   combo_name(&c, &list, name, sizeof name);
   cg_kernel_overrides overrides = {0};
-  char text[64];
+  char text[32];
   snprintf(text, sizeof text, "%s", OVERRIDES_AGAIN);
   ck_assert_msg(cg_kernel_overrides_parse(&overrides, text, &err) == CG_OK, "%s", err.msg);
   const cg_backend_env env = {.device = dev};
@@ -1120,8 +1108,7 @@ START_TEST(test_host_impl) {
 }
 END_TEST
 
-/* A GROUP override of 0 is refused, and a STREAM of 2; a GROUP larger than the epoch runs with
- * the epoch's batches. */
+/* A GROUP override of 0 is refused; one larger than the epoch runs with the epoch's batches. */
 START_TEST(test_group_override_limits) {
   const combo c = combo_at(_i, false);
   const cg_impl *impl = c.impl;
@@ -1145,14 +1132,6 @@ START_TEST(test_group_override_limits) {
   ck_assert_int_eq(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err),
                    CG_BAD_INPUT);
   ck_assert_msg(strstr(err.msg, "GROUP=0") != NULL, "%s: override not named: %s", name, err.msg);
-  ck_assert_ptr_null(state);
-  cg_kernel_overrides stream2 = {0};
-  ck_assert_int_eq(cg_kernel_overrides_parse(&stream2, "STREAM=2", &err), CG_OK);
-  env.overrides = &stream2;
-  ck_assert_int_eq(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err),
-                   CG_BAD_INPUT);
-  ck_assert_msg(strstr(err.msg, "STREAM=2") != NULL, "%s: override not named: %s", name,
-                err.msg);
   ck_assert_ptr_null(state);
   env.overrides = &large;
   ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
@@ -1285,16 +1264,15 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
-      /* pinned's GROUP, RAMP, THREADS and STREAM; and the cl backend's epoch variant's
-       * work-group, then the persistent path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and
-       * SYNC */
+      /* pinned's GROUP, RAMP and THREADS; and the cl backend's epoch variant's work-group, then the
+       * persistent path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
       const bool cl = strcmp(b->name, "cl") == 0;
       const char *const *kp = impl->kernel_params;
       int nkp = 0;
       while (kp && kp[nkp]) ++nkp;
-      ck_assert_msg(kp && nkp == (cl ? 11 : 4) && strcmp(kp[0], "GROUP") == 0 &&
+      ck_assert_msg(kp && nkp == (cl ? 10 : 3) && strcmp(kp[0], "GROUP") == 0 &&
                         strcmp(kp[1], "RAMP") == 0 && strcmp(kp[2], "THREADS") == 0 &&
-                        strcmp(kp[3], "STREAM") == 0 && (!cl || strcmp(kp[4], "WG_EPOCH") == 0),
+                        (!cl || strcmp(kp[3], "WG_EPOCH") == 0),
                     "%s: kernel parameters", b->name);
     } else {
       ck_assert_msg(nmodes(impl) == 1 && strcmp(impl->modes[0], m->host_mode) == 0,

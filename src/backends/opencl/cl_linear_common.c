@@ -11,13 +11,12 @@
 #include "clgauge/clock.h"
 #include "clgauge/events.h"
 #include "clgauge/program.h"
-#include "clgauge/stream_copy.h"
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
-const char *const cg_cl_linear_kernel_params[] = {"GROUP", "RAMP", "THREADS", "STREAM", NULL};
+const char *const cg_cl_linear_kernel_params[] = {"GROUP", "RAMP", "THREADS", NULL};
 const char *const cg_cl_linear_epoch_kernel_params[] = {
-    "GROUP", "RAMP",       "THREADS",  "STREAM", "WG_EPOCH", "PERSIST",
-    "PGROUPS", "SPIN", "WG_PERSIST", "PREFETCH", "SYNC",     NULL};
+    "GROUP", "RAMP", "THREADS", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST",
+    "PREFETCH", "SYNC", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
 
@@ -196,22 +195,9 @@ cleanup:
   return rc;
 }
 
-/* pinned: the pool of host threads that gathers each group (CG_CL_LINEAR_GATHER_THREADS), and
- * how they store the rows (STREAM). */
+/* pinned: the pool of host threads that gathers each group (CG_CL_LINEAR_GATHER_THREADS). */
 static cg_rc start_gather_pool(cg_linear_device *l, const cg_backend_env *env, cg_error *err) {
   cg_rc rc = CG_OK;
-  /* STREAM 1: streaming stores into the staging buffer, which the host never reads back: no read
-   * of each line before its write, and the dataset's rows not displaced from the caches by it.
-   * On the 2-core CPU box (an AMD, virtualised) they gained nothing on rows of 1001 floats
-   * (bench/RESULTS.md, 2026-12-05); the GPU hosts' Xeons are not measured yet: off until they
-   * are. A build without them runs 0. */
-  CG_TRY(cg_kernel_override_in(env->overrides, "STREAM", 0, 0, 1,
-                               "0 (the gather's ordinary stores) or 1 (streaming stores)",
-                               &l->stream, &l->stream_origin, err));
-  if (l->stream && !cg_stream_copy_available()) {
-    l->stream = 0;
-    l->stream_origin = CG_ORIGIN_FALLBACK;
-  }
   const int cpus = cg_online_cpus();
   int threads = (l->info->type & CL_DEVICE_TYPE_CPU) ? 1 : CG_CL_LINEAR_GATHER_THREADS;
   if (threads > cpus) threads = cpus;
@@ -266,7 +252,6 @@ static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kern
     cg_kernel_config_set(c, "GROUP", l->group, l->group_origin);
     cg_kernel_config_set(c, "RAMP", l->ramp, l->ramp_origin);
     cg_kernel_config_set(c, "THREADS", cg_workers_parts(l->gather_pool), l->threads_origin);
-    cg_kernel_config_set(c, "STREAM", l->stream, l->stream_origin);
   }
 }
 
@@ -436,17 +421,15 @@ cleanup:
   return rc;
 }
 
-/* Rows idx[0..n) of the dataset into dst (n x F floats) and their labels into dst_labels. */
+/* Rows idx[0..n) of the dataset into dst (n x F floats) and their labels into dst_labels.
+ * Plain stores: SSE2 streaming stores here (no read of each staging line before its write)
+ * gained nothing on an H100's host, at 2 MB batches or at 128 KB (bench/RESULTS.md,
+ * 2026-12-05, 23:07 UTC on). */
 static void gather_host(const cg_linear_device *l, const int *idx, int n, float *dst,
                         int *dst_labels) {
   const size_t F = (size_t)l->setup.shape.features;
   for (int r = 0; r < n; ++r) {
-    float *to = dst + (size_t)r * F;
-    const float *from = l->data.x + (size_t)idx[r] * F;
-    if (l->stream)
-      cg_stream_copy(to, from, F * sizeof(float));
-    else
-      memcpy(to, from, F * sizeof(float));
+    memcpy(dst + (size_t)r * F, l->data.x + (size_t)idx[r] * F, F * sizeof(float));
     dst_labels[r] = l->data.labels[idx[r]];
   }
 }

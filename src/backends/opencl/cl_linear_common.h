@@ -94,8 +94,6 @@ struct cg_linear_device {
   int groups;               /* pinned: groups per epoch */
   int *group_k0;            /* pinned: first batch of each group, then the epoch's end */
   cg_workers *gather_pool;  /* pinned: the host threads that gather each group's rows */
-  int stream;               /* pinned: the gather's stores past the caches (STREAM) */
-  cg_origin stream_origin;
   uint64_t gather_ns;       /* host time gathering rows in the epoch enqueued last */
   cg_origin threads_origin;
   const cg_device_info *info;
@@ -206,7 +204,7 @@ void cg_cl_linear_release(void *state);
 /* The modes they run, and the kernel parameters --kernel-param may set. */
 extern const char *const cg_cl_linear_modes[];
 extern const char *const cg_cl_linear_kernel_params[];
-/* The parameters of the cl backend's variants: the pinned GROUP, RAMP, THREADS and STREAM,
+/* The parameters of the cl backend's variants: the pinned GROUP, RAMP and THREADS,
  * linear_epoch's work-group size (WG_EPOCH), and the persistent path of the fused variant
  * (PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH, SYNC: src/backends/cl/linear_persistent.c). */
 extern const char *const cg_cl_linear_epoch_kernel_params[];
