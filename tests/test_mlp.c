@@ -1198,8 +1198,9 @@ END_TEST
  * with a row group past din; an odd chunk; the forward part from registers, FWR, with float2 and
  * float4 rows, several row chunks of x, and unrolled with two tiles per group; the chunks in two
  * local buffers, DB, with a batch that is not a multiple of the chunk, several row chunks of x,
- * three launches and two tiles per group; the update by rows in steps of UR, 3 of R = 4 (a last
- * step of one row) and 2 of 2 with FWR, the tile read ahead, WPF, with FWR): each named in the
+ * three launches and two tiles per group; the update by rows in steps of UR, 2 of R = 8 (the GPU
+ * default), 3 of R = 4 (a last step of one row) and 2 of 2 with FWR, the tile read ahead, WPF,
+ * with and without FWR): each named in the
  * configuration as given, in the build options, and correct over three iterations on every
  * device. */
 START_TEST(test_fused_blockings) {
@@ -1215,7 +1216,7 @@ START_TEST(test_fused_blockings) {
     const char *names[6];
     int values[6];
   } blockings[] = {
-      {"R=8", {40, 37, 41, 6}, {"R", NULL}, {8}},
+      {"R=8,UR=2", {40, 37, 41, 6}, {"R", "UR", NULL}, {8, 2}},
       {"R=4", {40, 37, 41, 6}, {"R", NULL}, {4}},
       {"R=2", {40, 37, 41, 6}, {"R", NULL}, {2}},
       {"R=1", {40, 37, 41, 6}, {"R", NULL}, {1}},
@@ -1229,7 +1230,7 @@ START_TEST(test_fused_blockings) {
       {"R=4,VW=4,FWR=1,THREE=1", {140, 37, 41, 6}, {"R", "VW", "FWR", "THREE", NULL},
        {4, 4, 1, 1}},
       {"R=2,FWR=1,TPG=2", {9, 70, 9, 3}, {"R", "FWR", "TPG", NULL}, {2, 1, 2}},
-      {"R=4,RN=2,UR=3", {40, 37, 41, 6}, {"R", "RN", "UR", NULL}, {4, 2, 3}},
+      {"R=4,RN=2,UR=3,WPF=1", {40, 37, 41, 6}, {"R", "RN", "UR", "WPF", NULL}, {4, 2, 3, 1}},
       {"R=2,RN=8,VW=2,FWR=1,THREE=1", {21, 37, 41, 6}, {"R", "RN", "VW", "FWR", "THREE"},
        {2, 8, 2, 1, 1}},
       {"R=4,KC=3,DB=1", {40, 37, 41, 6}, {"R", "KC", "DB", NULL}, {4, 3, 1}},
