@@ -4,7 +4,8 @@
 # OpenCL's prefetch (WPF=1) or read there with plain loads (WPF=2), each alone and with UR=2;
 # launch R's RC=16; STAGE=0 with KC 16 and 32. The big preset twice each (interleaved), ptxas's
 # registers of each, whether the driver's binary has any prefetch instruction, and four other
-# shapes once each (RC=8 too there).
+# shapes once each (RC=8 too there). Ran on a bundle staged from 32761b4 (h100/call1/); the
+# prefetch is gone since 11b980a, where WPF 1 became the plain loads and 2 is refused.
 #   bash bench/results/2026-12-05-update/run.sh BUNDLE OUT     (from the checkout's root)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)

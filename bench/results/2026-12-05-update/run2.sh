@@ -2,6 +2,7 @@
 # Pinned's gather with streaming stores: at 20000 x 4096, batch 128 (2 MB batches, where the
 # host's gather is what the device waits for), resident, pinned at its defaults and pinned with
 # STREAM=1, four rounds interleaved; then at the default shape (batch 32 of 10000 x 1000) two.
+# Ran on a bundle staged from 32761b4 (h100/call2/); STREAM is gone since 3ed2b9d.
 #   bash bench/results/2026-12-05-update/run2.sh BUNDLE OUT     (from the checkout's root)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
