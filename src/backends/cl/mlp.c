@@ -347,7 +347,7 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
    * two runs each), four rows lost 19 us (128 registers and a stack frame). The read-ahead took
    * 2-22 us off launch A with 8 x 4 blocks (batch 8 to 16) at four shapes and lost 2 us at batch
    * 1, where the backward product before the update is too short to hide the loads; with 8 x 8
-   * blocks it lost 3 us at 64 x 2048 x 2048 x 8, and with two rows the big preset lost 19.
+   * blocks it lost 3 us at 64 x 2048 x 2048 x 8, and beside two rows it cost the big preset 19.
    * OpenCL's prefetch() in its place did nothing there (no prefetch in the driver's binary) and
    * is gone. CPU drivers keep both off (not measured there). */
   const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
