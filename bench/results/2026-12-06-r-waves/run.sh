@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Two questions about the big preset's launches, at the defaults (the fused launches):
+# 1. Does launch A lose a wave's tail? At 64 x 5000 x 5000 x 8 its 40 x 40 groups (tiles of
+#    128 x 128, the last row and column of tiles 8 wide but computed in full) make 6.06 waves of
+#    two groups per SM; at 4992, 39 x 39 tiles (1521 groups) make 5.76; at 5120, 40 x 40 full
+#    tiles. If waves run in step, launch A per flop falls by a seventh from 5000 to 4992.
+# 2. Launch R summing eight elements of a work-item together (7dd14be) against one at a time:
+#    the big preset with the build staged before it (OLD, a clgauge binary) and with this one,
+#    interleaved, and with RC=16.
+# The binary cache of the call (NVIDIA's PTX of every program built) comes back as ptx.tar.gz.
+#   bash bench/results/2026-12-06-r-waves/run.sh BUNDLE OUT OLD     (from the checkout's root)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/steps.sh"
+device_call "$1" "$2" r-waves
+old=(bash "$1/env.sh" "$3")
+big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
+for round in 1 2; do
+  step big-old-$round 120 "${old[@]}" "${big[@]}" --json "$o/big-old-$round.json"
+  step big-new-$round 120 "${clgauge[@]}" "${big[@]}" --json "$o/big-new-$round.json"
+  step big-new-RC_16-$round 120 "${clgauge[@]}" "${big[@]}" --kernel-param RC=16 \
+    --json "$o/big-new-RC_16-$round.json"
+done
+for round in 1 2; do
+  for sh in "64 4864 4864 8" "64 4992 4992 8" "64 5000 5000 8" "64 5120 5120 8" "64 5248 5248 8" \
+            "64 4992 5000 8" "64 5000 4992 8"; do
+    read -r nb din hid dout <<< "$sh"
+    n=$nb-$din-$hid-$dout
+    step mlp-$n-$round 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \
+      --batch "$nb" --din "$din" --hidden "$hid" --dout "$dout" --iters 120 --print-every 40 \
+      --kernel-param STRATEGY=0,PERSIST=0 --json "$o/mlp-$n-$round.json"
+  done
+done
+tar -C "$o" -czf "$2/ptx.tar.gz" cache
