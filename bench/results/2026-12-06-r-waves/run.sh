@@ -7,6 +7,9 @@
 # 2. Launch R summing eight elements of a work-item together (7dd14be) against one at a time:
 #    the big preset with the build staged before it (OLD, a clgauge binary) and with this one,
 #    interleaved, and with RC=16.
+# 3. Pinned at linear's default shape, built from source in every process (--no-binary-cache),
+#    twice: run4.sh runs it three times with the cache, of which only a call's first process at a
+#    shape builds from source; if the slow first run is the build's, these two are both slow.
 # The binary cache of the call (NVIDIA's PTX of every program built) comes back as ptx.tar.gz.
 #   bash bench/results/2026-12-06-r-waves/run.sh BUNDLE OUT OLD     (from the checkout's root)
 set -uo pipefail
@@ -30,5 +33,9 @@ for round in 1 2; do
       --batch "$nb" --din "$din" --hidden "$hid" --dout "$dout" --iters 120 --print-every 40 \
       --kernel-param STRATEGY=0,PERSIST=0 --json "$o/mlp-$n-$round.json"
   done
+done
+for round in 1 2; do
+  step pinned-nocache-$round 60 "${clgauge[@]}" linear --device nvidia --backend cl \
+    --variant fused --transfer pinned --no-binary-cache --json "$o/pinned-nocache-$round.json"
 done
 tar -C "$o" -czf "$2/ptx.tar.gz" cache
