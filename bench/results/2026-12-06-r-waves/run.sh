@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Two questions about the big preset's launches, at the defaults (the fused launches):
+# The big preset's launches, against the build staged before this session's changes (OLD, a
+# clgauge binary of e35d62f), at the defaults (the fused launches):
 # 1. Does launch A lose a wave's tail? At 64 x 5000 x 5000 x 8 its 40 x 40 groups (tiles of
-#    128 x 128, the last row and column of tiles 8 wide but computed in full) make 6.06 waves of
-#    two groups per SM; at 4992, 39 x 39 tiles (1521 groups) make 5.76; at 5120, 40 x 40 full
-#    tiles. If waves run in step, launch A per flop falls by a seventh from 5000 to 4992.
-# 2. Launch R summing eight elements of a work-item together (7dd14be) against one at a time:
-#    the big preset with the build staged before it (OLD, a clgauge binary) and with this one,
-#    interleaved, and with RC=16.
+#    128 x 128, the last row and column of tiles 8 wide) make 6.06 waves of two groups per SM;
+#    at 4992, 39 x 39 tiles (1521 groups) make 5.76; at 5120, 40 x 40 full tiles. If waves run
+#    in step, launch A per flop falls by a seventh from 5000 to 4992 with OLD. This build skips
+#    the products of warps outside w1 (64ccc4e): the last row of tiles then costs little (its
+#    rows lie in the first two warps), the last column of tiles as much as before (every warp
+#    has columns there); 64 x 5000 x 4992 x 8 and 64 x 4992 x 5000 x 8 take one each.
+# 2. Launch R summing eight elements of a work-item together (7dd14be) against one at a time.
 # 3. Pinned at linear's default shape, built from source in every process (--no-binary-cache),
 #    twice: run4.sh runs it three times with the cache, of which only a call's first process at a
 #    shape builds from source; if the slow first run is the build's, these two are both slow.
@@ -24,14 +26,17 @@ for round in 1 2; do
   step big-new-RC_16-$round 120 "${clgauge[@]}" "${big[@]}" --kernel-param RC=16 \
     --json "$o/big-new-RC_16-$round.json"
 done
+shape() { # build-name round batch din hidden dout
+  local -n bin=$1
+  step mlp-$1-$3-$4-$5-$6-$2 120 "${bin[@]}" mlp --device nvidia --backend cl --variant fused \
+    --batch "$3" --din "$4" --hidden "$5" --dout "$6" --iters 120 --print-every 40 \
+    --kernel-param STRATEGY=0,PERSIST=0 --json "$o/mlp-$1-$3-$4-$5-$6-$2.json"
+}
+shape old 1 64 4992 4992 8
+shape old 1 64 5120 5120 8
 for round in 1 2; do
-  for sh in "64 4864 4864 8" "64 4992 4992 8" "64 5000 5000 8" "64 5120 5120 8" "64 5248 5248 8" \
-            "64 4992 5000 8" "64 5000 4992 8"; do
-    read -r nb din hid dout <<< "$sh"
-    n=$nb-$din-$hid-$dout
-    step mlp-$n-$round 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \
-      --batch "$nb" --din "$din" --hidden "$hid" --dout "$dout" --iters 120 --print-every 40 \
-      --kernel-param STRATEGY=0,PERSIST=0 --json "$o/mlp-$n-$round.json"
+  for sh in "64 4992 4992 8" "64 5000 5000 8" "64 5120 5120 8" "64 5000 4992 8" "64 4992 5000 8"; do
+    shape clgauge $round $sh
   done
 done
 for round in 1 2; do
