@@ -75,6 +75,10 @@ const char *cg_device_type_name(cl_device_type type);
  * compute_units at 0, and every sizing rule divides by it. */
 unsigned cg_device_units(const cg_device_info *info);
 
+/* Whether the device is a CPU (a CPU driver: PoCL, rusticl on llvmpipe, Clover), where the kernels'
+ * defaults differ from a GPU's. */
+bool cg_device_is_cpu(const cg_device_info *info);
+
 /* An opened device: its context and one in-order queue (profiling enabled when supported). */
 typedef struct cg_device cg_device;
 cg_rc cg_device_open(const cg_device_info *info, cg_device **out, cg_error *err);

@@ -127,6 +127,10 @@ unsigned cg_device_units(const cg_device_info *info) {
   return info->compute_units ? info->compute_units : 1;
 }
 
+bool cg_device_is_cpu(const cg_device_info *info) {
+  return (info->type & CL_DEVICE_TYPE_CPU) != 0;
+}
+
 const char *cg_device_type_name(cl_device_type type) {
   if (type & CL_DEVICE_TYPE_GPU) return "GPU";
   if (type & CL_DEVICE_TYPE_CPU) return "CPU";

@@ -126,7 +126,7 @@ cleanup:
  * allocation and an eighth of the device's memory (two buffers live at once). */
 static size_t memory_bytes(const prober *pr, double cache) {
   double want = pr->o->quick ? 8.0 * (1 << 20) : fmax(256.0 * (1 << 20), 2 * cache);
-  if (pr->info->type & CL_DEVICE_TYPE_CPU) want = fmin(want, 256.0 * (1 << 20)); /* time */
+  if (cg_device_is_cpu(pr->info)) want = fmin(want, 256.0 * (1 << 20)); /* time */
   want = fmin(want, 512.0 * (1 << 20));
   want = fmin(want, (double)pr->info->max_alloc);
   want = fmin(want, (double)pr->info->global_mem / 8);

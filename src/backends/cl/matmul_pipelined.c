@@ -75,7 +75,7 @@ static double wave_efficiency(const pipe_config *c, const cg_matmul_shape *s, lo
 static void choose_default(const cg_device_info *info, const cg_matmul_shape *s, pipe_config *c) {
   for (int i = 0; i < P_COUNT; ++i) c->origin[i] = CG_ORIGIN_DEFAULT;
   int best = CPU_BLOCK;
-  if (!(info->type & CL_DEVICE_TYPE_CPU)) {
+  if (!cg_device_is_cpu(info)) {
     const long units = (long)cg_device_units(info);
     double best_cost = INFINITY;
     for (int b = 0; b < GPU_BLOCKS; ++b) {
@@ -220,7 +220,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
     overridden_block |= (i == P_MWG || i == P_NWG) && c.origin[i] == CG_ORIGIN_OVERRIDE;
   }
   const long units = (long)cg_device_units(info);
-  if (tuned && !overridden_block && !(info->type & CL_DEVICE_TYPE_CPU) &&
+  if (tuned && !overridden_block && !cg_device_is_cpu(info) &&
       wave_efficiency(&c, &mm->shape, units) <
           TUNED_WAVE_SHARE * wave_efficiency(&own, &mm->shape, units)) {
     char line[256];

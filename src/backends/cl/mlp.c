@@ -243,7 +243,7 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
    * 16; even at batch 32 (48 us at 32 x 2048 x 2048 x 8), 5% slower at batch 64. The fit below
    * keeps RN at most R when it halves R. */
   c->origin.rn = CG_ORIGIN_DEFAULT;
-  const bool narrow = !(info->type & CL_DEVICE_TYPE_CPU) && s.batch <= 16 && r == 8;
+  const bool narrow = !cg_device_is_cpu(info) && s.batch <= 16 && r == 8;
   const int rn_given = cg_kernel_override(ov, "RN", narrow ? 4 : r, &c->origin.rn);
   CG_CHECK(rn_given >= 1 && rn_given <= 16, CG_BAD_INPUT,
            "--kernel-param RN=%d: out of range (1..16)", rn_given);
@@ -259,7 +259,7 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
    * (PoCL: float4 twice as slow at 8 x 16 x 16 x 1) */
   c->origin.vw = CG_ORIGIN_DEFAULT;
   const int vw0 =
-      cg_kernel_override(ov, "VW", info->type & CL_DEVICE_TYPE_CPU ? 1 : 2, &c->origin.vw);
+      cg_kernel_override(ov, "VW", cg_device_is_cpu(info) ? 1 : 2, &c->origin.vw);
   CG_CHECK(vw0 == 1 || vw0 == 2 || vw0 == 4, CG_BAD_INPUT,
            "--kernel-param VW=%d: must be 1, 2 or 4", vw0);
   /* FWR 1: launch A's forward part takes the updated tile of w1 from the registers that updated
@@ -282,7 +282,7 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
            c->fwr);
   /* PoCL 3.1 took more than 15 minutes to build the unrolled loop at R=8 (its barriers): a CPU
    * driver runs FWR=2 as 1 */
-  if (c->fwr == 2 && (info->type & CL_DEVICE_TYPE_CPU)) {
+  if (c->fwr == 2 && cg_device_is_cpu(info)) {
     c->fwr = 1;
     c->origin.fwr = CG_ORIGIN_FALLBACK;
   }
@@ -326,7 +326,7 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
    * the registers cost: rusticl on llvmpipe took 323 ms per iteration at 32 x 4096 x 512 x 8
    * with them, 270 without (PoCL alike either way; bench/RESULTS.md, 2026-12-05) */
   c->origin.stage = CG_ORIGIN_DEFAULT;
-  c->stage = cg_kernel_override(ov, "STAGE", info->type & CL_DEVICE_TYPE_CPU ? 0 : 1,
+  c->stage = cg_kernel_override(ov, "STAGE", cg_device_is_cpu(info) ? 0 : 1,
                                 &c->origin.stage);
   CG_CHECK(c->stage == 0 || c->stage == 1, CG_BAD_INPUT,
            "--kernel-param STAGE=%d: must be 0 or 1", c->stage);
@@ -350,7 +350,7 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
    * blocks it lost 3 us at 64 x 2048 x 2048 x 8, and beside two rows it cost the big preset 19.
    * OpenCL's prefetch() in its place did nothing there (no prefetch in the driver's binary) and
    * is gone. CPU drivers keep both off (not measured there). */
-  const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
+  const bool gpu = !cg_device_is_cpu(info);
   c->origin.ur = CG_ORIGIN_DEFAULT;
   c->ur = cg_kernel_override(ov, "UR", gpu && c->rm == 8 && c->rn == 8 ? 2 : 1, &c->origin.ur);
   CG_CHECK(c->ur >= 1 && c->ur <= c->rm, CG_BAD_INPUT,
@@ -389,7 +389,7 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
    * took 406 us with D against 491 at the big preset, 43 against 47 at 32 x 4096 x 512 x 8 and
    * 76 against 91 at 64 x 2048 x 2048 x 8 (bench/RESULTS.md, 2026-12-05). On CPU drivers dz1
    * stays in A: a launch costs rusticl about 0.3 ms, and D is not measured there. */
-  const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
+  const bool gpu = !cg_device_is_cpu(info);
   c->dz1a = cg_kernel_override(ov, "DZ1A", c->three && !gpu, &c->origin.dz1a) != 0;
 cleanup:
   return rc;
@@ -806,7 +806,7 @@ static cg_rc fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
                             cg_error *err) {
   cg_rc rc = CG_OK;
   const double n = s.batch, no = n * s.dout, ndh = n * s.din * (double)s.hidden;
-  const bool gpu = !(info->type & CL_DEVICE_TYPE_CPU);
+  const bool gpu = !cg_device_is_cpu(info);
   const bool large = no >= 4096.0 || (n >= 128.0 && ndh >= 67108864.0);
   *origin = CG_ORIGIN_DEFAULT;
   const int dflt = gpu && large ? STRATEGY_PRODUCTS : STRATEGY_KERNELS;

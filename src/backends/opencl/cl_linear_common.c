@@ -199,7 +199,7 @@ cleanup:
 static cg_rc start_gather_pool(cg_linear_device *l, const cg_backend_env *env, cg_error *err) {
   cg_rc rc = CG_OK;
   const int cpus = cg_online_cpus();
-  int threads = (l->info->type & CL_DEVICE_TYPE_CPU) ? 1 : CG_CL_LINEAR_GATHER_THREADS;
+  int threads = cg_device_is_cpu(l->info) ? 1 : CG_CL_LINEAR_GATHER_THREADS;
   if (threads > cpus) threads = cpus;
   CG_TRY(cg_kernel_override_in(env->overrides, "THREADS", threads, 1, CG_WORKERS_MAX,
                                "host threads gathering a pinned group, 1 to 64", &threads,
