@@ -7,24 +7,28 @@
 #    in step, launch A per flop falls by a seventh from 5000 to 4992 with OLD. This build skips
 #    the products of warps outside w1 (64ccc4e): the last row of tiles then costs little (its
 #    rows lie in the first two warps), the last column of tiles as much as before (every warp
-#    has columns there); 64 x 5000 x 4992 x 8 and 64 x 4992 x 5000 x 8 take one each.
+#    has columns there); 64 x 5000 x 4992 x 8 and 64 x 4992 x 5000 x 8 take one each. SWAP (a
+#    clgauge binary of e10ade3, branch swap-exp) also lays the work-items of the last column
+#    block down its columns, so that the warps past HID skip theirs too.
 # 2. Launch R summing eight elements of a work-item together (7dd14be) against one at a time.
 # 3. Pinned at linear's default shape, built from source in every process (--no-binary-cache),
 #    twice: run4.sh runs it three times with the cache, of which only a call's first process at a
 #    shape builds from source; if the slow first run is the build's, these two are both slow.
 # The binary cache of the call (NVIDIA's PTX of every program built) comes back as ptx.tar.gz.
-#   bash bench/results/2026-12-06-r-waves/run.sh BUNDLE OUT OLD     (from the checkout's root)
+#   bash bench/results/2026-12-06-r-waves/run.sh BUNDLE OUT OLD SWAP   (from the checkout's root)
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" r-waves
 old=(bash "$1/env.sh" "$3")
+swap=(bash "$1/env.sh" "$4")
 big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 for round in 1 2; do
   step big-old-$round 120 "${old[@]}" "${big[@]}" --json "$o/big-old-$round.json"
   step big-new-$round 120 "${clgauge[@]}" "${big[@]}" --json "$o/big-new-$round.json"
   step big-new-RC_16-$round 120 "${clgauge[@]}" "${big[@]}" --kernel-param RC=16 \
     --json "$o/big-new-RC_16-$round.json"
+  step big-swap-$round 120 "${swap[@]}" "${big[@]}" --json "$o/big-swap-$round.json"
 done
 shape() { # build-name round batch din hidden dout
   local -n bin=$1
@@ -34,6 +38,7 @@ shape() { # build-name round batch din hidden dout
 }
 shape old 1 64 4992 4992 8
 shape old 1 64 5120 5120 8
+shape swap 1 64 4992 5000 8
 for round in 1 2; do
   for sh in "64 4992 4992 8" "64 5000 5000 8" "64 5120 5120 8" "64 5000 4992 8" "64 4992 5000 8"; do
     shape clgauge $round $sh
