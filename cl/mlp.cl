@@ -337,10 +337,7 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
 #define FETCH_FW_NEXT(n0, k0)                                                                     \
   FETCH_FW((k0) + KC >= BI ? (n0) + NC : (n0), (k0) + KC >= BI ? 0 : (k0) + KC)
 
-/* The forward part's product over the first K rows of As and Bs, into acc2; FORWARD_CHUNK:
- * over chunk k0's rows of the tile that lie inside w1 (the last tile of a DIN that is not a
- * multiple of BI has rows of zeros, multiplied for nothing), by a work-item whose block has a
- * column and a row of x inside (fw_live) */
+/* The forward part's product over the first K rows of As and Bs, into acc2 */
 #define FORWARD_PRODUCT(K)                                                                        \
   do {                                                                                            \
     for (int k = 0; k < (K); ++k) {                                                               \
@@ -349,14 +346,6 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
       mlp_share(Bs[k], tx, TX, RN, VW, b);                                                        \
       for (int r = 0; r < RM2; ++r)                                                               \
         for (int c = 0; c < RN; ++c) acc2[r][c] += a[r] * b[c];                                   \
-    }                                                                                             \
-  } while (0)
-#define FORWARD_CHUNK(k0)                                                                         \
-  do {                                                                                            \
-    if (DIN % BI == 0 || i0 + (k0) + KC <= DIN) {                                                 \
-      if (fw_live) FORWARD_PRODUCT(KC);                                                           \
-    } else if (fw_live) {                                                                         \
-      FORWARD_PRODUCT(DIN - i0 - (k0));                                                           \
     }                                                                                             \
   } while (0)
 
@@ -395,11 +384,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 
   for (int tile = 0; tile < TPG; ++tile) {
     const int i0 = (rg * TPG + tile) * BI;
-    /* g1 tile and the w1 update, in registers; g1_live: whether the work-item's block has a row
-     * and a column inside w1 (its first ones are its smallest): the last tiles of a DIN or HID
-     * that is not a multiple of BI or BJ are partly outside, and a warp whose blocks all are
-     * skips the product */
-    const bool g1_live = i0 + SHARE_AT(0, ty, TY, VW) < DIN && j0 + SHARE_AT(0, tx, TX, VW) < HID;
+    /* g1 tile and the w1 update, in registers */
     float acc1[RM][RN];
     for (int r = 0; r < RM; ++r)
       for (int c = 0; c < RN; ++c) acc1[r][c] = 0.0f;
@@ -436,7 +421,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
       barrier(CLK_LOCAL_MEM_FENCE);
       if (backward && PF && n0 + KC < NB) FETCH_G1(n0 + KC);
 #endif
-      if (backward && g1_live) {
+      if (backward) {
         for (int k = 0; k < KC; ++k) {
           /* the last chunk of a batch that is not a multiple of KC stops at the batch's end
            * (at batch 8 and KC = 16, half the products would be of zeros) */
@@ -500,10 +485,6 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #endif
     for (int ch = 0; ch < NCH; ++ch) {
       const int n0 = ch * NC;
-      /* whether the work-item's block of the partial has a column of h1 and a row of x (its
-       * first column and row are its smallest): a work-item without either skips the product,
-       * and so does a warp of them (at batch 1, all but the first row of work-items) */
-      const bool fw_live = j0 + SHARE_AT(0, tx, TX, VW) < HID && n0 + SHARE_AT(0, ty, TY, VW2) < NB;
 #if FWR
       /* chunk q: the rows r in [q KV, (q + 1) KV) of every work-item's block, KF rows of the
        * tile */
@@ -524,7 +505,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
           }
         }
         barrier(CLK_LOCAL_MEM_FENCE);
-        if (forward && fw_live) FORWARD_PRODUCT(KF);
+        if (forward) FORWARD_PRODUCT(KF);
         barrier(CLK_LOCAL_MEM_FENCE);
       }
 #else
@@ -532,7 +513,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 #if DB
         const bool more = FW_MORE(ch, k0);
         if (forward && more) FETCH_FW_NEXT(n0, k0);
-        if (forward) FORWARD_CHUNK(k0);
+        if (forward) FORWARD_PRODUCT(KC);
         SWAP();
         if (forward && more) STORE_FW();
         barrier(CLK_LOCAL_MEM_FENCE);
@@ -547,7 +528,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         }
         barrier(CLK_LOCAL_MEM_FENCE);
         if (forward && PF && FW_MORE(ch, k0)) FETCH_FW_NEXT(n0, k0);
-        if (forward) FORWARD_CHUNK(k0);
+        if (forward) FORWARD_PRODUCT(KC);
         barrier(CLK_LOCAL_MEM_FENCE);
 #endif
       }
