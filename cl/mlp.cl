@@ -557,9 +557,6 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
  * part2[column block][n][o]. When a block has fewer elements than work-items, S work-items share
  * each element's sum over the row groups. */
 #define RE (NB * RC)
-/* a work-item's elements of a block summed together, up to 8 */
-#define RPW ((RE + WR - 1) / WR)
-#define RSUM (RPW < 8 ? RPW : 8)
 __kernel __attribute__((reqd_work_group_size(WR, 1, 1))) void
 mlp_fused_reduce(__global const float *part, __global float *w2, __global float *h1,
                  __global const float *dz2, __global float *part2, const float lr,
@@ -596,32 +593,21 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
     red[t] = s;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
-  if (RE < WR && forward && t < RE) {
-    const int n = t / RC, j = t % RC, col = j0 + j;
-    float s = 0.0f;
-    for (int k = 0; k < S; ++k) s += red[k * RE + t];
-    const float v = col < HID ? fmax(s, 0.0f) : 0.0f;
-    if (col < HID) h1[n * HID + col] = v;
-    Hs[n][j] = v;
-  }
-  /* With more elements than work-items, RSUM of a work-item's elements at a time, each summed
-   * over the row groups in order: the loop over the groups outside, so that their RSUM loads
-   * are in flight together (one element at a time, a work-item waits on each load in turn) */
-  if (RE >= WR && forward) {
-    for (int q0 = t; q0 < RE; q0 += RSUM * WR) {
-      float s[RSUM];
-      for (int e = 0; e < RSUM; ++e) s[e] = 0.0f;
-      for (int g = 0; g < RGROUPS; ++g)
-        for (int e = 0; e < RSUM; ++e) {
-          const int q = q0 + e * WR, col = j0 + q % RC;
-          if (q < RE && col < HID) s[e] += part[(g * NB + q / RC) * HID + col];
+  if (forward) {
+    for (int q = t; q < RE; q += WR) {
+      const int n = q / RC, j = q % RC, col = j0 + j;
+      float v = 0.0f;
+      if (col < HID) {
+        float s = 0.0f;
+        if (RE < WR) {
+          for (int k = 0; k < S; ++k) s += red[k * RE + q];
+        } else {
+          for (int g = 0; g < RGROUPS; ++g) s += part[(g * NB + n) * HID + col];
         }
-      for (int e = 0; e < RSUM; ++e) {
-        const int q = q0 + e * WR, n = q / RC, j = q % RC, col = j0 + j;
-        const float v = col < HID ? fmax(s[e], 0.0f) : 0.0f;
-        if (q < RE && col < HID) h1[n * HID + col] = v;
-        if (q < RE) Hs[n][j] = v;
+        v = fmax(s, 0.0f);
+        h1[n * HID + col] = v;
       }
+      Hs[n][j] = v;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
