@@ -583,6 +583,8 @@ static void short_reason(const char *reason, char *buf, size_t size) {
   snprintf(buf, size, "%.*s%s", (int)n, reason, reason[n] ? " ..." : "");
 }
 
+/* A row's title: its workload, record name (128), device (256) and parameters (256) in full */
+enum { ROW_TITLE_SIZE = 704 };
 static void row_title(const cg_comparison *c, const cg_compare_row *row, char *buf,
                       size_t size) {
   const cg_result *r = row_record(c, row);
@@ -607,7 +609,7 @@ static void print_notes(const cg_comparison *c, bool md, FILE *out) {
       if (!r || r->status == CG_STATUS_OK) continue;
       if (!heading) fprintf(out, "\nRecords not ok:\n");
       heading = true;
-      char title[640], reason[256];
+      char title[ROW_TITLE_SIZE], reason[256];
       row_title(c, row, title, sizeof title);
       short_reason(r->reason, reason, sizeof reason);
       fprintf(out, "%s#%d %s: %s%s%s\n", md ? "- " : "  ", col + 1, title,
@@ -622,7 +624,7 @@ static void print_notes(const cg_comparison *c, bool md, FILE *out) {
       if (!r || r->status != CG_STATUS_OK || !r->implausible[0]) continue;
       if (!heading) fprintf(out, "\nImplausible figures (*), as their runs flagged them:\n");
       heading = true;
-      char title[640], reason[256];
+      char title[ROW_TITLE_SIZE], reason[256];
       row_title(c, row, title, sizeof title);
       short_reason(r->implausible, reason, sizeof reason);
       fprintf(out, "%s#%d %s: %s\n", md ? "- " : "  ", col + 1, title, reason);
@@ -640,7 +642,7 @@ static void print_notes(const cg_comparison *c, bool md, FILE *out) {
     const cg_compare_row *row = &c->rows[i];
     for (int col = 0; col < c->ncolumns; ++col) {
       if (!(row->regressed & (1u << col))) continue;
-      char title[640], a[32], b[32];
+      char title[ROW_TITLE_SIZE], a[32], b[32];
       row_title(c, row, title, sizeof title);
       const cg_result *r = row->cell[col];
       if (r->status != CG_STATUS_OK) {
