@@ -1200,9 +1200,8 @@ END_TEST
  * local buffers, DB, with a batch that is not a multiple of the chunk, several row chunks of x,
  * three launches and two tiles per group; the update by rows in steps of UR, 2 of R = 8 (the GPU
  * default), 3 of R = 4 (a last step of one row) and 2 of 2 with FWR, the tile read ahead, WPF,
- * with and without FWR): each named in the
- * configuration as given, in the build options, and correct over three iterations on every
- * device. */
+ * with and without FWR): each named in the configuration as given, in the build options, and
+ * correct over three iterations on every device. */
 START_TEST(test_fused_blockings) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
