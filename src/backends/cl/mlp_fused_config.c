@@ -1,0 +1,349 @@
+/* The blocking of the mlp's fused kernels (mlp_fused_config.h): launch A's work-items, register
+ * blocks, chunks and switches, which launches run, and launch R's columns, each by a rule measured
+ * on devices (bench/RESULTS.md) unless an override replaces it. */
+#include "backends/cl/mlp_fused_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "clgauge/device.h"
+
+static int ceil_div(int a, int b) { return (a + b - 1) / b; }
+
+/* The widest vector of at most `most` floats (4, 2 or 1) that divides a register block of n. */
+static int vector_width(int n, int most) {
+  int v = most;
+  while (v > 1 && n % v != 0) v /= 2;
+  return v;
+}
+
+/* Launch R's local memory: its NB x (RC + 1) tile of h1 and a float per work-item (Hs and red in
+ * cl/mlp.cl). */
+static size_t reduce_local_bytes(int nb, int rc, int wr) {
+  return ((size_t)nb * (size_t)(rc + 1) + (size_t)wr) * sizeof(float);
+}
+
+/* Launch A's work-items: 16 x 16, halved (TX first) to `lim`; TX and TY override. */
+static cg_rc choose_a_items(const cg_kernel_overrides *ov, int lim, cg_fused_config *c,
+                            cg_error *err) {
+  cg_rc rc = CG_OK;
+  c->tx = c->ty = 16;
+  while (c->tx * c->ty > lim) {
+    if (c->tx >= c->ty)
+      c->tx /= 2;
+    else
+      c->ty /= 2;
+  }
+  c->origin.tx = c->origin.ty = CG_ORIGIN_DEFAULT;
+  c->tx = cg_kernel_override(ov, "TX", c->tx, &c->origin.tx);
+  c->ty = cg_kernel_override(ov, "TY", c->ty, &c->origin.ty);
+  CG_CHECK(c->tx >= 1 && c->ty >= 1 && c->tx <= lim && c->ty <= lim && c->tx * c->ty <= lim,
+           CG_BAD_INPUT,
+           "--kernel-param TX=%d TY=%d: %d x %d work-items, the fused kernels allow %d here",
+           c->tx, c->ty, c->tx, c->ty, lim);
+cleanup:
+  return rc;
+}
+
+/* Launch A's blocks at R rows (RN columns when overridden, else the lesser of RN and R), KC and VW
+ * as asked: the blocks, vector widths and KV that fit `local_mem` (twice over with DB), halving KV
+ * (with FWR), then KC, then R (KC and KV back to as asked) until they do; the bytes of local
+ * memory they need. */
+static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int rn_given,
+                           int kc0, int vw0, cg_fused_config *c) {
+  c->kc = kc0;
+  size_t local = 0;
+  bool fresh = true; /* KV to be set from VW */
+  for (;;) {
+    c->rm = r;
+    c->rn = c->origin.rn == CG_ORIGIN_OVERRIDE || rn_given < r ? rn_given : r;
+    c->rm2 = ceil_div(s.batch, c->ty);
+    if (c->rm2 > r) c->rm2 = r;
+    c->vw = vector_width(r, vw0);
+    while (c->rn % c->vw != 0) c->vw /= 2;
+    c->vw2 = vector_width(c->rm2, c->vw);
+    if (fresh) c->kv = c->fwr ? c->vw : 1;
+    fresh = false;
+    const int bi = c->ty * r, bj = c->tx * c->rn, nc = c->ty * c->rm2, lda = bi > nc ? bi : nc;
+    /* a row of As: whole vectors and one of padding with vector reads, else one float */
+    const int lds = c->vw == 1 ? lda + 1 : ceil_div(lda, 4) * 4 + 4;
+    /* the rows of As and Bs: KC, or with FWR the forward part's KF = TY KV if more */
+    const int kf = c->ty * c->kv, rows = c->fwr && kf > c->kc ? kf : c->kc;
+    local = (size_t)(c->db ? 2 : 1) * (size_t)rows * (size_t)(lds + bj) * sizeof(float);
+    if (local <= local_mem) break;
+    if (c->fwr && c->kv > 1 && kf > c->kc) {
+      c->kv /= 2;
+    } else if (c->kc > 1) {
+      c->kc /= 2;
+    } else if (r > 1) {
+      r /= 2;
+      c->kc = kc0;
+      fresh = true;
+    } else {
+      break;
+    }
+  }
+  return local;
+}
+
+/* Launch A's register blocks (R, RN), chunk (KC), vector reads (VW) and forward path (FWR), by
+ * the rule and the overrides, fitted to `local_mem`; its grid (col_blocks, row chunks). */
+static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, uint64_t local_mem,
+                             const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int cu = (int)cg_device_units(info);
+  int r = 8;
+  while (r > 1 && 2 * ceil_div(s.din, c->ty * r) * ceil_div(s.hidden, c->tx * r) < cu) r /= 2;
+  c->origin.r = CG_ORIGIN_DEFAULT;
+  r = cg_kernel_override(ov, "R", r, &c->origin.r);
+  CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param R=%d: out of range (1..16)", r);
+  /* RN: the register block's columns, R unless overridden (R is then its rows alone); on a GPU
+   * at batch 16 or less, 4 where R is 8: there launch A streams w1 with few products per element,
+   * and blocks of 8 x 4 give it twice the work-groups. On the H200 (bench/RESULTS.md,
+   * 2026-12-05, 12:19 UTC) 8 x 4 took 107 us per iteration at 8 x 4096 x 4096 x 8 against 141
+   * with 8 x 8, 391 against 536 at 8 x 8192 x 8192 x 64, 124 against 155 at 16 x 4096 x 4096 x
+   * 16; even at batch 32 (48 us at 32 x 2048 x 2048 x 8), 5% slower at batch 64. The fit below
+   * keeps RN at most R when it halves R. */
+  c->origin.rn = CG_ORIGIN_DEFAULT;
+  const bool narrow = !cg_device_is_cpu(info) && s.batch <= 16 && r == 8;
+  const int rn_given = cg_kernel_override(ov, "RN", narrow ? 4 : r, &c->origin.rn);
+  CG_CHECK(rn_given >= 1 && rn_given <= 16, CG_BAD_INPUT,
+           "--kernel-param RN=%d: out of range (1..16)", rn_given);
+  c->origin.kc = CG_ORIGIN_DEFAULT;
+  const int kc0 = cg_kernel_override(ov, "KC", 16, &c->origin.kc);
+  CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param KC=%d: below 1", kc0);
+  /* vector reads on a GPU, float2: on the H200 with launch D, float2 took 371 us per iteration
+   * at the big preset against 403 with float4, 38 against 43 at 32 x 4096 x 512 x 8, 65 against
+   * 76 at 64 x 2048 x 2048 x 8 and 30 against 37 at 64 x 16 x 5000 x 8; float4 was 2-10% faster
+   * at batch 8 and 16 and at 64 x 128 x 8192 x 1 (bench/RESULTS.md, 2026-12-05): a choice by
+   * shape is still to be made. A CPU driver runs a
+   * work-group's items as lanes of its own vectors, where a work-item's vector becomes a gather
+   * (PoCL: float4 twice as slow at 8 x 16 x 16 x 1) */
+  c->origin.vw = CG_ORIGIN_DEFAULT;
+  const int vw0 =
+      cg_kernel_override(ov, "VW", cg_device_is_cpu(info) ? 1 : 2, &c->origin.vw);
+  CG_CHECK(vw0 == 1 || vw0 == 2 || vw0 == 4, CG_BAD_INPUT,
+           "--kernel-param VW=%d: must be 1, 2 or 4", vw0);
+  /* FWR 1: launch A's forward part takes the updated tile of w1 from the registers that updated
+   * it, KV rows of each work-item's block per chunk (KV = VW, halved while the chunk does not fit
+   * the local memory), instead of reading it back from global memory in chunks of KC; 2: the
+   * same with its chunk loop unrolled, so that a compiler sees the registers free up */
+  c->origin.fwr = CG_ORIGIN_DEFAULT;
+  c->fwr = cg_kernel_override(ov, "FWR", 0, &c->origin.fwr);
+  CG_CHECK(c->fwr >= 0 && c->fwr <= 2, CG_BAD_INPUT, "--kernel-param FWR=%d: must be 0, 1 or 2",
+           c->fwr);
+  /* DB 1: each chunk of the backward part and of the read-back forward part in two local
+   * buffers, the next one fetched while this one is multiplied, one barrier per chunk instead of
+   * two (the pipelined matmul's scheme); needs the registers of STAGE 1 (choose_a_switches) and
+   * has no chunks to double with FWR. Off until measured on a GPU. */
+  c->origin.db = CG_ORIGIN_DEFAULT;
+  c->db = cg_kernel_override(ov, "DB", 0, &c->origin.db);
+  CG_CHECK(c->db == 0 || c->db == 1, CG_BAD_INPUT, "--kernel-param DB=%d: must be 0 or 1", c->db);
+  CG_CHECK(!c->db || !c->fwr, CG_BAD_INPUT,
+           "--kernel-param DB=1: FWR=%d's forward part has no chunks of w1 to double-buffer",
+           c->fwr);
+  /* PoCL 3.1 took more than 15 minutes to build the unrolled loop at R=8 (its barriers): a CPU
+   * driver runs FWR=2 as 1 */
+  if (c->fwr == 2 && cg_device_is_cpu(info)) {
+    c->fwr = 1;
+    c->origin.fwr = CG_ORIGIN_FALLBACK;
+  }
+  const size_t local = fit_a_blocks(s, local_mem, r, rn_given, kc0, vw0, c);
+  CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
+           "variant fused needs %zu bytes of local memory, the device has %llu", local,
+           (unsigned long long)local_mem);
+  if (c->rm < r) c->origin.r = CG_ORIGIN_FALLBACK;
+  if (c->rn < rn_given && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
+  CG_CHECK(c->origin.vw != CG_ORIGIN_OVERRIDE || c->vw == vw0, CG_BAD_INPUT,
+           "--kernel-param VW=%d: must divide R=%d and RN=%d", vw0, c->rm, c->rn);
+  if (c->vw < vw0) c->origin.vw = CG_ORIGIN_FALLBACK;
+  if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
+  c->nch = ceil_div(s.batch, c->ty * c->rm2);
+  c->col_blocks = ceil_div(s.hidden, c->tx * c->rn);
+cleanup:
+  return rc;
+}
+
+/* Launch A's row tiles per work-group (TPG, and so its row groups), prefetch (PF), chunks
+ * through registers (STAGE), its update's rows at a time (UR) and the tile's prefetch (WPF). */
+static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
+                               const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  /* More than one tile per work-group cuts the partials but keeps two accumulator blocks live
+   * (slower on an H200 at every setting tried), so one unless overridden. */
+  c->origin.tpg = CG_ORIGIN_DEFAULT;
+  c->tpg = cg_kernel_override(ov, "TPG", 1, &c->origin.tpg);
+  CG_CHECK(c->tpg >= 1, CG_BAD_INPUT, "--kernel-param TPG=%d: below 1", c->tpg);
+  CG_CHECK(c->tpg == 1 || c->nch == 1, CG_BAD_INPUT,
+           "--kernel-param TPG=%d: more than one row tile per work-group needs batch <= %d",
+           c->tpg, c->ty * c->rm2);
+  c->rgroups = ceil_div(ceil_div(s.din, c->ty * c->rm), c->tpg);
+  /* off by default: on the H200 the prefetch changed the big preset by 2% (488 against 499 us)
+   * and 256 x 2048 x 1024 x 16 not at all, for the registers it holds */
+  c->origin.pf = CG_ORIGIN_DEFAULT;
+  c->pf = cg_kernel_override(ov, "PF", 0, &c->origin.pf);
+  CG_CHECK(c->pf == 0 || c->pf == 1, CG_BAD_INPUT, "--kernel-param PF=%d: must be 0 or 1", c->pf);
+  /* STAGE 1: each chunk is fetched into registers, then stored to local memory (the scheme the
+   * prefetch needs, measured on the H200); 0: loaded straight into local memory. On CPU drivers
+   * the registers cost: rusticl on llvmpipe took 323 ms per iteration at 32 x 4096 x 512 x 8
+   * with them, 270 without (PoCL alike either way; bench/RESULTS.md, 2026-12-05) */
+  c->origin.stage = CG_ORIGIN_DEFAULT;
+  c->stage = cg_kernel_override(ov, "STAGE", cg_device_is_cpu(info) ? 0 : 1,
+                                &c->origin.stage);
+  CG_CHECK(c->stage == 0 || c->stage == 1, CG_BAD_INPUT,
+           "--kernel-param STAGE=%d: must be 0 or 1", c->stage);
+  /* PF and DB fetch through registers: STAGE=0 given with either is refused, a default
+   * STAGE=0 becomes 1 */
+  const char *fetches = c->pf ? "PF=1" : c->db ? "DB=1" : NULL;
+  CG_CHECK(!fetches || c->stage || c->origin.stage != CG_ORIGIN_OVERRIDE, CG_BAD_INPUT,
+           "--kernel-param STAGE=0: %s fetches through registers (STAGE=1)", fetches);
+  if (fetches && !c->stage) {
+    c->stage = 1;
+    c->origin.stage = CG_ORIGIN_FALLBACK;
+  }
+  /* UR: the w1 update's rows of a block in flight together; WPF 1: the work-item's block of the
+   * tile read ahead at the tile's start with plain loads (cl/mlp.cl says how they are kept).
+   * One row at a time took 17 us off the big preset on the H200 against element by element; on
+   * the H100 (bench/RESULTS.md, 2026-12-05, 23:07 UTC on) two rows took 9-10 us off launch A at
+   * the big preset with 8 x 8 blocks and lost nowhere with them (five shapes of batch 32 to 128,
+   * two runs each), four rows lost 19 us (128 registers and a stack frame). The read-ahead took
+   * 2-22 us off launch A with 8 x 4 blocks (batch 8 to 16) at four shapes and lost 2 us at batch
+   * 1, where the backward product before the update is too short to hide the loads; with 8 x 8
+   * blocks it lost 3 us at 64 x 2048 x 2048 x 8, and beside two rows it cost the big preset 19.
+   * OpenCL's prefetch() in its place did nothing there (no prefetch in the driver's binary) and
+   * is gone. CPU drivers keep both off (not measured there). */
+  const bool gpu = !cg_device_is_cpu(info);
+  c->origin.ur = CG_ORIGIN_DEFAULT;
+  c->ur = cg_kernel_override(ov, "UR", gpu && c->rm == 8 && c->rn == 8 ? 2 : 1, &c->origin.ur);
+  CG_CHECK(c->ur >= 1 && c->ur <= c->rm, CG_BAD_INPUT,
+           "--kernel-param UR=%d: out of range (1..R=%d)", c->ur, c->rm);
+  c->origin.wpf = CG_ORIGIN_DEFAULT;
+  c->wpf = cg_kernel_override(ov, "WPF", gpu && c->rm == 8 && c->rn == 4 && s.batch >= 8,
+                              &c->origin.wpf);
+  CG_CHECK(c->wpf == 0 || c->wpf == 1, CG_BAD_INPUT, "--kernel-param WPF=%d: must be 0 or 1",
+           c->wpf);
+cleanup:
+  return rc;
+}
+
+/* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024), and which
+ * launches run: a launch R when one work-group cannot sum the partials quickly (THREE), a launch
+ * D for dz1 (DZ1A = 0). */
+static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
+                             uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
+                             cg_error *err) {
+  cg_rc rc = CG_OK;
+  c->wgb = (int)cg_pow2_floor(limit < 1024 ? limit : 1024);
+  c->origin.wgb = CG_ORIGIN_DEFAULT;
+  /* launch B keeps a float per work-item in local memory */
+  while (c->wgb > 1 && (size_t)c->wgb * sizeof(float) > local_mem) {
+    c->wgb /= 2;
+    c->origin.wgb = CG_ORIGIN_FALLBACK;
+  }
+  CG_CHECK((size_t)c->wgb * sizeof(float) <= local_mem, CG_UNSUPPORTED,
+           "variant fused needs %zu bytes of local memory for launch B, the device has %llu",
+           (size_t)c->wgb * sizeof(float), (unsigned long long)local_mem);
+  c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
+  c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
+  c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
+  /* With three launches dz1 is computed in A, each row group again for its columns, or once in
+   * a launch D of its own (DZ1A=0), which costs a launch. On a GPU, D: on the H200 the iteration
+   * took 406 us with D against 491 at the big preset, 43 against 47 at 32 x 4096 x 512 x 8 and
+   * 76 against 91 at 64 x 2048 x 2048 x 8 (bench/RESULTS.md, 2026-12-05). On CPU drivers dz1
+   * stays in A: a launch costs rusticl about 0.3 ms, and D is not measured there. */
+  const bool gpu = !cg_device_is_cpu(info);
+  c->dz1a = cg_kernel_override(ov, "DZ1A", c->three && !gpu, &c->origin.dz1a) != 0;
+cleanup:
+  return rc;
+}
+
+/* Launch R: `lim` work-items and all NB rows of RC columns per work-group, RC small enough for a
+ * work-group per compute unit and for the local memory; RC overrides. */
+static cg_rc choose_reduce(const cg_mlp_shape s, const cg_device_info *info, int lim,
+                           uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
+                           cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int cu = (int)cg_device_units(info);
+  const int N = s.batch, H = s.hidden;
+  c->wr = lim;
+  c->rc = 32;
+  while (c->rc > 1 && ceil_div(H, c->rc) < cu) c->rc /= 2;
+  const int rc0 = c->rc;
+  while (c->rc > 1 && reduce_local_bytes(N, c->rc, c->wr) > local_mem) c->rc /= 2;
+  c->origin.rc = c->rc < rc0 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
+  c->rc = cg_kernel_override(ov, "RC", c->rc, &c->origin.rc);
+  CG_CHECK(c->rc >= 1 && c->rc <= 256, CG_BAD_INPUT, "--kernel-param RC=%d: out of range (1..256)",
+           c->rc);
+  const size_t r_local = reduce_local_bytes(N, c->rc, c->wr);
+  if (c->three && c->origin.rc == CG_ORIGIN_OVERRIDE)
+    CG_CHECK(r_local <= local_mem, CG_UNSUPPORTED,
+             "--kernel-param RC=%d: launch R needs %zu bytes of local memory, the device has %llu",
+             c->rc, r_local, (unsigned long long)local_mem);
+  if (c->three)
+    CG_CHECK(r_local <= local_mem, CG_UNSUPPORTED,
+             "variant fused: batch %d is too large for the local memory", N);
+  c->rr = N;
+  c->rcb = ceil_div(H, c->rc);
+  c->rrb = 1;
+cleanup:
+  return rc;
+}
+
+/* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
+ * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
+ * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
+ * halves until there are at least half as many tiles as compute units, since a small shape is
+ * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
+ * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
+ * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC) replace
+ * the choices, for tuning on a device; the result stays correct for any valid setting. A value
+ * that the local memory made smaller than the rule's choice is a fallback (mlp.c's build_fused
+ * marks those that the kernels' work-group limits shrank). */
+cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
+                         uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
+                         cg_error *err) {
+  cg_rc rc = CG_OK;
+  const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
+  memset(c, 0, sizeof *c);
+  CG_TRY(choose_a_items(ov, lim, c, err));
+  CG_TRY(choose_a_blocks(s, info, local_mem, ov, c, err));
+  CG_TRY(choose_a_switches(s, info, ov, c, err));
+  CG_TRY(choose_launches(s, info, limit, local_mem, ov, c, err));
+  CG_TRY(choose_reduce(s, info, lim, local_mem, ov, c, err));
+cleanup:
+  return rc;
+}
+
+void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char *out,
+                            size_t size) {
+  snprintf(out, size,
+           "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
+           "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
+           "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
+           "-DRC=%d -DRCB=%d -DWGB=%d",
+           s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
+           c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
+           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
+}
+
+void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config) {
+  const struct {
+    const char *name;
+    int value;
+    cg_origin origin;
+  } params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
+                {"R", c->rm, c->origin.r},         {"RN", c->rn, c->origin.rn},
+                {"KC", c->kc, c->origin.kc},
+                {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
+                {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
+                {"DB", c->db, c->origin.db},
+                {"FWR", c->fwr, c->origin.fwr},    {"UR", c->ur, c->origin.ur},
+                {"WPF", c->wpf, c->origin.wpf},
+                {"THREE", c->three, c->origin.three},
+                {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
+                {"WGB", c->wgb, c->origin.wgb}};
+  for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
+    cg_kernel_config_set(config, params[i].name, params[i].value, params[i].origin);
+}
+

@@ -1,0 +1,45 @@
+/* Private to src/backends/cl: the blocking of the mlp's fused kernels (cl/mlp.cl, MLP_FUSED)
+ * for a shape and a device: the rules that choose it, the overrides that replace them, the build
+ * options that hand it to the kernels, and the parameters a record names. mlp.c builds and
+ * launches the kernels with it. */
+#ifndef CLGAUGE_CL_MLP_FUSED_CONFIG_H
+#define CLGAUGE_CL_MLP_FUSED_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/opencl/cl_mlp_common.h"
+
+/* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. */
+typedef struct cg_fused_config {
+  int tx, ty, rm, rn, rm2, kc, tpg; /* launch A: work-items, register blocks, chunk, tiles */
+  int vw, vw2;                      /* launch A's vector reads of local memory */
+  int pf;                           /* launch A fetches the next chunk while multiplying */
+  int stage;                        /* launch A's chunks go through registers (PF needs it) */
+  int db;                           /* launch A's chunks in two local buffers (needs STAGE) */
+  int fwr, kv;                      /* launch A's forward part takes w1 from registers, KV rows */
+  int ur, wpf;                      /* launch A's update: rows at a time; its tile prefetched */
+  int col_blocks, rgroups, nch;     /* launch A's grid (col_blocks x rgroups), row chunks */
+  int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
+  int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
+  int wgb;                          /* launch B's work-items */
+  struct {
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb;
+  } origin;                         /* of the values the record names */
+} cg_fused_config;
+
+/* The blocking within `limit` work-items per group and `local_mem` bytes of local memory, by the
+ * rules and the overrides `ov` (may be NULL); a bad override is CG_BAD_INPUT, a shape the device
+ * cannot take CG_UNSUPPORTED. */
+cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
+                         uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
+                         cg_error *err);
+
+/* The kernels' build options for shape s with blocking c, into out[0..size). */
+void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char *out,
+                            size_t size);
+
+/* The chosen values that a record names, with where each came from. */
+void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config);
+
+#endif
