@@ -138,10 +138,12 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * Barriers stay outside conditionals, even uniform ones, which some drivers mishandle; the flags
  * only gate the work between them.
  *
- * Macros (set by src/backends/cl/mlp.c): NB, DIN, HID, DOUT the shape; TX x TY work-items of A;
- * RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV, UR, WPF below; RGROUPS the row
- * groups of A (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB: launch R's
- * work-items, rows, columns and column blocks; WGB: work-items of launch B, a power of two. */
+ * Macros (set by src/backends/cl/mlp_fused_config.c): NB, DIN, HID, DOUT the shape; TX x TY
+ * work-items of A; RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV, UR, WPF below;
+ * RGROUPS the row groups of A (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB:
+ * launch R's work-items, rows, columns and column blocks; WGB: work-items of launch B, a power of
+ * two; LDH: the row pitch, HID or more, of w1, h1, dz1 and each row group's partials (rows that
+ * start on a 128-byte line; the elements past HID are never read or written). */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
@@ -252,14 +254,14 @@ inline void mlp_share(__local const float *p, const int lane, const int lanes, c
 inline float mlp_dz1(__global const float *h1, __global const float *dz2,
                      __global const float *w2, const int n, const int col) {
   float d = 0.0f;
-  if (h1[n * HID + col] > 0.0f)
+  if (h1[n * LDH + col] > 0.0f)
     for (int o = 0; o < DOUT; ++o) d += dz2[n * DOUT + o] * w2[col * DOUT + o];
   return d;
 }
 #if DZ1A
 #define DZ1_AT(n, col) mlp_dz1(h1, dz2, w2p, n, col)
 #else
-#define DZ1_AT(n, col) dz1[(n) * HID + (col)]
+#define DZ1_AT(n, col) dz1[(n) * LDH + (col)]
 #endif
 #define FETCH_G1(n0_)                                                                             \
   do {                                                                                            \
@@ -286,7 +288,7 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
     }                                                                                             \
     for (int l = 0; l < LPB; ++l) {                                                               \
       const int q = t + l * WGA, k = q / BJ, j = q % BJ, i = i0 + k0f + k;                        \
-      pb[l] = q < KC * BJ && k0f + k < BI && i < DIN && j0 + j < HID ? w1[i * HID + j0 + j]       \
+      pb[l] = q < KC * BJ && k0f + k < BI && i < DIN && j0 + j < HID ? w1[i * LDH + j0 + j]       \
                                                                      : 0.0f;                      \
     }                                                                                             \
   } while (0)
@@ -311,7 +313,7 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
     }                                                                                             \
     for (int q = t; q < KC * BJ; q += WGA) {                                                      \
       const int k = q / BJ, j = q % BJ, i = i0 + (k0_) + k;                                       \
-      Bs[k][j] = (k0_) + k < BI && i < DIN && j0 + j < HID ? w1[i * HID + j0 + j] : 0.0f;         \
+      Bs[k][j] = (k0_) + k < BI && i < DIN && j0 + j < HID ? w1[i * LDH + j0 + j] : 0.0f;         \
     }                                                                                             \
   } while (0)
 /* pa into As at A_AT (of element e of a KC x ROWS part), pb into Bs[k][j] */
@@ -395,7 +397,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
         const int row = i0 + SHARE_AT(r, ty, TY, VW);
         for (int c = 0; c < RN; c += VW) {
           const int col = j0 + SHARE_AT(c, tx, TX, VW);
-          if (row < DIN && col < HID) touched += w1[row * HID + col];
+          if (row < DIN && col < HID) touched += w1[row * LDH + col];
         }
       }
 #endif
@@ -453,14 +455,14 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
           const int row = i0 + SHARE_AT(r, ty, TY, VW);
           for (int c = 0; c < RN; ++c) {
             const int col = j0 + SHARE_AT(c, tx, TX, VW);
-            acc1[r][c] = (row < DIN && col < HID ? w1[row * HID + col] : 0.0f) - lr * acc1[r][c];
+            acc1[r][c] = (row < DIN && col < HID ? w1[row * LDH + col] : 0.0f) - lr * acc1[r][c];
           }
         }
         for (int r = r0; r < r0 + UR && r < RM; ++r) {
           const int row = i0 + SHARE_AT(r, ty, TY, VW);
           for (int c = 0; c < RN; ++c) {
             const int col = j0 + SHARE_AT(c, tx, TX, VW);
-            if (backward && row < DIN && col < HID) w1[row * HID + col] = acc1[r][c];
+            if (backward && row < DIN && col < HID) w1[row * LDH + col] = acc1[r][c];
           }
         }
       }
@@ -540,7 +542,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
           const int n = n0 + SHARE_AT(r, ty, TY, VW2);
           for (int c = 0; c < RN; ++c) {
             const int col = j0 + SHARE_AT(c, tx, TX, VW);
-            if (n < NB && col < HID) part[(rg * NB + n) * HID + col] = acc2[r][c];
+            if (n < NB && col < HID) part[(rg * NB + n) * LDH + col] = acc2[r][c];
             acc2[r][c] = 0.0f;
           }
         }
@@ -568,7 +570,7 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
   if (pending) {
     for (int q = t; q < RE; q += WR) {
       const int n = q / RC, j = q % RC;
-      Hs[n][j] = j0 + j < HID ? h1[n * HID + j0 + j] : 0.0f;
+      Hs[n][j] = j0 + j < HID ? h1[n * LDH + j0 + j] : 0.0f;
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -589,7 +591,7 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
     const int slice = t / RE, q = t % RE, n = q / RC, col = j0 + q % RC;
     float s = 0.0f;
     if (slice < S && col < HID)
-      for (int g = slice; g < RGROUPS; g += S) s += part[(g * NB + n) * HID + col];
+      for (int g = slice; g < RGROUPS; g += S) s += part[(g * NB + n) * LDH + col];
     red[t] = s;
   }
   barrier(CLK_LOCAL_MEM_FENCE);
@@ -602,10 +604,10 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
         if (RE < WR) {
           for (int k = 0; k < S; ++k) s += red[k * RE + q];
         } else {
-          for (int g = 0; g < RGROUPS; ++g) s += part[(g * NB + n) * HID + col];
+          for (int g = 0; g < RGROUPS; ++g) s += part[(g * NB + n) * LDH + col];
         }
         v = fmax(s, 0.0f);
-        h1[n * HID + col] = v;
+        h1[n * LDH + col] = v;
       }
       Hs[n][j] = v;
     }
@@ -628,7 +630,7 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
 __kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
                             __global const float *w2, __global float *dz1) {
   const int q = get_global_id(0);
-  if (q < NB * HID) dz1[q] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
+  if (q < NB * HID) dz1[q / HID * LDH + q % HID] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
 }
 #endif
 
@@ -658,16 +660,17 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
 #else
   /* h1 = relu(sum of A's row-group partials), then h2 = relu(h1 w2) */
   for (int q = l; q < NB * HID; q += WGB) {
+    const int n = q / HID, col = q % HID;
     float s = 0.0f;
-    for (int g = 0; g < RGROUPS; ++g) s += sums[g * NB * HID + q];
-    h1[q] = fmax(s, 0.0f);
+    for (int g = 0; g < RGROUPS; ++g) s += sums[(g * NB + n) * LDH + col];
+    h1[n * LDH + col] = fmax(s, 0.0f);
   }
   barrier(CLK_GLOBAL_MEM_FENCE);
   if (NO < WGB) {
     const int slice = l / NO, q = l % NO, n = q / DOUT, o = q % DOUT;
     float s = 0.0f;
     if (slice < S)
-      for (int j = slice; j < HID; j += S) s += h1[n * HID + j] * w2[j * DOUT + o];
+      for (int j = slice; j < HID; j += S) s += h1[n * LDH + j] * w2[j * DOUT + o];
     red[l] = s;
   }
 #endif
@@ -685,7 +688,7 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
       for (int g = 0; g < RCB; ++g) z += sums[g * NO + q];
 #else
       const int n = q / DOUT, o = q % DOUT;
-      for (int j = 0; j < HID; ++j) z += h1[n * HID + j] * w2[j * DOUT + o];
+      for (int j = 0; j < HID; ++j) z += h1[n * LDH + j] * w2[j * DOUT + o];
 #endif
       h2[q] = fmax(z, 0.0f);
     }
@@ -736,7 +739,8 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
 #endif
 #if !DZ1A && !THREE
   /* dz1 = (dz2 w2^T) * (h1 > 0), with w2 before its update */
-  for (int q = l; q < NB * HID; q += WGB) dz1[q] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
+  for (int q = l; q < NB * HID; q += WGB)
+    dz1[q / HID * LDH + q % HID] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
 #endif
   barrier(CLK_GLOBAL_MEM_FENCE);
 #if !THREE
@@ -744,7 +748,7 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
   for (int q = l; q < HID * DOUT; q += WGB) {
     const int j = q / DOUT, o = q % DOUT;
     float g = 0.0f;
-    for (int n = 0; n < NB; ++n) g += h1[n * HID + j] * dz2[n * DOUT + o];
+    for (int n = 0; n < NB; ++n) g += h1[n * LDH + j] * dz2[n * DOUT + o];
     w2[q] -= lr * g;
   }
 #endif

@@ -353,14 +353,15 @@ static cg_rc fused_buffers(cl_mlp *m, const cg_device *dev, cg_error *err) {
   const cg_mlp_shape s = m->md.setup.shape;
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
   const cg_fused_config *c = &m->cfg;
+  const size_t ldh = (size_t)c->ldh; /* the rows of the partials and of dz1 */
   cl_mem *bufs[] = {&m->dz2, &m->part, &m->w2p, &m->dz1, &m->part2};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
   CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->dz2, err));
   CG_TRY(cg_mlp_buffer(dev, "partial x w1 (row groups x batch x hidden)",
-                       (size_t)c->rgroups * N * H, &m->part, err));
+                       (size_t)c->rgroups * N * ldh, &m->part, err));
   if (c->dz1a && !c->three)
     CG_TRY(cg_mlp_buffer(dev, "w2 of dz1 (hidden x dout)", H * O, &m->w2p, err));
-  if (!c->dz1a) CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * H, &m->dz1, err));
+  if (!c->dz1a) CG_TRY(cg_mlp_buffer(dev, "dz1 (batch x hidden)", N * ldh, &m->dz1, err));
   if (c->three)
     CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
                          (size_t)c->rcb * N * O, &m->part2, err));
@@ -512,14 +513,16 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   cl_mlp *m = calloc(1, sizeof *m);
   CG_CHECK(m, CG_ERROR, "out of memory");
   const cg_device *dev = cg_cl_env_device(env);
-  CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   const cg_mlp_shape s = setup->shape;
-  const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
   m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
+  /* the fused kernels (and the persistent path beside them) take w1's rows at their pitch */
+  const int ldh = m->stepped ? s.hidden : cg_fused_row_pitch(s.hidden);
+  CG_TRY(cg_mlp_device_create(dev, setup, ldh, &m->md, err));
+  const size_t N = (size_t)s.batch, O = (size_t)s.dout;
   if (m->stepped) {
     CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
   } else {
-    CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * H, &m->h1, err));
+    CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * (size_t)ldh, &m->h1, err));
     CG_TRY(cg_mlp_buffer(dev, "h2 (batch x dout)", N * O, &m->h2, err));
     CG_TRY(cg_mlp_buffer(dev, "dy (batch x dout)", N * O, &m->dy, err));
   }

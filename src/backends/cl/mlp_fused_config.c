@@ -309,12 +309,18 @@ cleanup:
  * the choices, for tuning on a device; the result stays correct for any valid setting. A value
  * that the local memory made smaller than the rule's choice is a fallback (mlp.c's build_fused
  * marks those that the kernels' work-group limits shrank). */
+/* On an H100 (bench/RESULTS.md, 2026-12-06) launch A took 307 us at 64 x 4992 x 5000 x 8 and 302
+ * at 64 x 4992 x 5008 x 8, rows that start 32 and 64 bytes off a line, against 282 at 4992 and
+ * at 5024 (rows on lines, the same 1560 work-groups as 5000) and 283 at 64 x 5000 x 4992 x 8. */
+int cg_fused_row_pitch(int hidden) { return (hidden + 31) / 32 * 32; }
+
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                          uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
                          cg_error *err) {
   cg_rc rc = CG_OK;
   const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
   memset(c, 0, sizeof *c);
+  c->ldh = cg_fused_row_pitch(s.hidden);
   CG_TRY(choose_a_items(ov, lim, c, err));
   CG_TRY(choose_a_blocks(s, info, local_mem, ov, c, err));
   CG_TRY(choose_a_switches(s, info, ov, c, err));
@@ -330,10 +336,10 @@ void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char
            "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
            "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
            "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
-           "-DRC=%d -DRCB=%d -DWGB=%d",
+           "-DRC=%d -DRCB=%d -DWGB=%d -DLDH=%d",
            s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
            c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
-           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb);
+           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->ldh);
 }
 
 void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config) {
