@@ -58,6 +58,14 @@ __kernel void mlp_relu_backward(const int n, __global float *d, __global const f
   if (i < n && !(h[i] > 0.0f)) d[i] = 0.0f;
 }
 
+/* dst[r ldd + c] = src[r lds + c] for r < rows, c < cols: w1 between its dense rows and the rows
+ * of the fused launches (LDH apart), whose padding stays unwritten and is never read. */
+__kernel void mlp_copy_rows(const int rows, const int cols, __global const float *src,
+                            const int lds, __global float *dst, const int ldd) {
+  const size_t c = get_global_id(0), r = get_global_id(1);
+  if (r < (size_t)rows && c < (size_t)cols) dst[r * (size_t)ldd + c] = src[r * (size_t)lds + c];
+}
+
 /* w -= lr g; with zero_g, g = 0 afterwards (the w3 update, which consumes the accumulated g3). */
 __kernel void mlp_sgd(const int n, const float lr, __global float *g, __global float *w,
                       const int zero_g) {

@@ -39,8 +39,7 @@
  * 0 w2, w3 and g3) to the *_saved buffers, so that after a failed barrier the host restores them
  * and redoes the run with launches.
  *
- * Macros (src/backends/cl/mlp_persistent.c): NB, DIN, HID, DOUT the shape; LDW1 the row pitch
- * of w1 (and of its saved copy), HID or more, as the fused launches have it; BI (even), BJ (a
+ * Macros (src/backends/cl/mlp_persistent.c): NB, DIN, HID, DOUT the shape; BI (even), BJ (a
  * multiple of 4), TI, TJ the tiles; G the work-groups (at least TI TJ), WG their work-items;
  * W2R = ceil(HID / G) rows of w2 per group; PS, JS, KS, GS how many work-items share each sum
  * (phase 2's partials and h2, phase 3's g3 and g2), each at most WG / (the sums) and at least 1;
@@ -88,7 +87,7 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
 
   /* the run's inputs into local memory, the saved copies first */
   for (int q = lid; q < BI * BJ; q += WG) {
-    const int i = q / BJ, j = q % BJ, at = (i0 + i) * LDW1 + j0 + j;
+    const int i = q / BJ, j = q % BJ, at = (i0 + i) * HID + j0 + j;
     const int in = tiled && i0 + i < DIN && j0 + j < HID;
     const float v = in ? w1[at] : 0.0f;
     if (in) w1_saved[at] = v;
@@ -289,7 +288,7 @@ mlp_persistent(const int iters, const int update_w3, const float lr, __global co
   if (ok) {
     for (int q = lid; q < BI * BJ; q += WG) {
       const int i = q / BJ, j = q % BJ;
-      if (tiled && i0 + i < DIN && j0 + j < HID) w1[(i0 + i) * LDW1 + j0 + j] = ws[i][j];
+      if (tiled && i0 + i < DIN && j0 + j < HID) w1[(i0 + i) * HID + j0 + j] = ws[i][j];
     }
     if (g == 0)
       for (int q = lid; q < OO; q += WG) {

@@ -21,7 +21,6 @@ enum { VARIANT_PER_OP, VARIANT_FUSED };
 /* How a run of cl/fused trains: the fused kernels, or the products step. */
 enum { STRATEGY_KERNELS, STRATEGY_PRODUCTS };
 
-
 typedef struct cl_mlp {
   cg_mlp_device md;
   bool stepped; /* runs the per-op step (per-op, or fused by the products strategy) */
@@ -35,6 +34,12 @@ typedef struct cl_mlp {
   cl_kernel wide, reduce, small, dz1k;
   cg_fused_config cfg;
   cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2;
+  /* w1 with rows LDH floats apart for the fused launches, copied from md's dense w1 at upload and
+   * back at download (NULL where LDH is hidden); dense_w1: LDH is hidden, since the persistent
+   * path, which takes md's w1, runs beside the launches */
+  cl_mem w1p;
+  cl_kernel copy_rows;
+  bool dense_w1;
   cg_cl_mlp_persistent *persist; /* fused: a run in one launch, where it runs (NULL: launches) */
   /* fused with the persistent path on: the fused kernels, its fallback, are built only when a
    * persistent launch fails (ensure_fused), with what prepare had: its device, kernel directory
@@ -51,10 +56,11 @@ static void cl_mlp_release(void *state) {
   cg_mlp_step_release(&m->step);
   cg_mlp_products_release(&m->prod);
   cg_cl_mlp_persistent_release(m->persist);
-  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small, m->dz1k};
+  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small, m->dz1k, m->copy_rows};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
-  cl_mem *bufs[] = {&m->h1, &m->h2, &m->dy, &m->dz2, &m->dz1, &m->w2p, &m->part, &m->part2};
+  cl_mem *bufs[] = {&m->h1,  &m->h2,   &m->dy,    &m->dz2, &m->dz1,
+                    &m->w2p, &m->part, &m->part2, &m->w1p};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
   if (m->program) clReleaseProgram(m->program);
   free(m);
@@ -150,6 +156,7 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
   for (bool configured = false;; configured = true) {
     cg_fused_config *c = &m->cfg;
     CG_TRY(cg_fused_configure(s, info, limit, budget, env->overrides, c, err));
+    if (m->dense_w1) c->ldh = s.hidden;
     if (!configured) first = *c;
     cg_fused_build_options(c, s, config->build_options, sizeof config->build_options);
     if (!build) break;
@@ -312,8 +319,8 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
   const cl_int update_w3 = d->setup.update_w3;
   /* the buffers a configuration does not use stand in for their arguments; never read */
   const cl_mem dz1 = m->dz1 ? m->dz1 : m->h1, w2p = m->w2p ? m->w2p : d->w2;
-  const cl_mem wide_bufs[] = {d->x, d->w1, dz1, m->h1, m->dz2, m->cfg.three ? d->w2 : w2p,
-                              m->part};
+  const cl_mem w1 = m->w1p ? m->w1p : d->w1;
+  const cl_mem wide_bufs[] = {d->x, w1, dz1, m->h1, m->dz2, m->cfg.three ? d->w2 : w2p, m->part};
   for (cl_uint i = 0; i < 7; ++i)
     CG_CL(clSetKernelArg, (m->wide, i, sizeof(cl_mem), &wide_bufs[i]));
   CG_CL(clSetKernelArg, (m->wide, 7, sizeof lr, &lr));
@@ -354,8 +361,11 @@ static cg_rc fused_buffers(cl_mlp *m, const cg_device *dev, cg_error *err) {
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
   const cg_fused_config *c = &m->cfg;
   const size_t ldh = (size_t)c->ldh; /* the rows of the partials and of dz1 */
-  cl_mem *bufs[] = {&m->dz2, &m->part, &m->w2p, &m->dz1, &m->part2};
+  cl_mem *bufs[] = {&m->dz2, &m->part, &m->w2p, &m->dz1, &m->part2, &m->w1p};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
+  if (c->ldh != s.hidden)
+    CG_TRY(cg_mlp_buffer(dev, "w1 at the fused launches' row pitch", (size_t)s.din * ldh,
+                         &m->w1p, err));
   CG_TRY(cg_mlp_buffer(dev, "dz2 (batch x dout)", N * O, &m->dz2, err));
   CG_TRY(cg_mlp_buffer(dev, "partial x w1 (row groups x batch x hidden)",
                        (size_t)c->rgroups * N * ldh, &m->part, err));
@@ -374,10 +384,15 @@ cleanup:
 static cg_rc fused_build(const cg_backend_env *env, cl_mlp *m, cg_kernel_config *config,
                          cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
   const cg_fused_config planned = m->cfg;
   CG_TRY(build_fused(env, m, config, tally, true, err));
   if (fused_sizes_differ(&planned, &m->cfg))
     CG_TRY(fused_buffers(m, cg_cl_env_device(env), err));
+  if (m->w1p) {
+    m->copy_rows = clCreateKernel(m->program, "mlp_copy_rows", &code);
+    CG_CL_CHECK(clCreateKernel, code);
+  }
   CG_TRY(fused_set_args(m, err));
 cleanup:
   return rc;
@@ -516,13 +531,13 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   const cg_mlp_shape s = setup->shape;
   m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
   /* the fused kernels (and the persistent path beside them) take w1's rows at their pitch */
-  const int ldh = m->stepped ? s.hidden : cg_fused_row_pitch(s.hidden);
-  CG_TRY(cg_mlp_device_create(dev, setup, ldh, &m->md, err));
-  const size_t N = (size_t)s.batch, O = (size_t)s.dout;
+  CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
+  /* h1's rows at the fused launches' pitch (LDH), or fewer floats where that is hidden */
+  const size_t N = (size_t)s.batch, O = (size_t)s.dout, ldh = cg_fused_row_pitch(s.hidden);
   if (m->stepped) {
     CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
   } else {
-    CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * (size_t)ldh, &m->h1, err));
+    CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * ldh, &m->h1, err));
     CG_TRY(cg_mlp_buffer(dev, "h2 (batch x dout)", N * O, &m->h2, err));
     CG_TRY(cg_mlp_buffer(dev, "dy (batch x dout)", N * O, &m->dy, err));
   }
@@ -563,7 +578,11 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
                                       &m->persist, err));
     if (cg_cl_mlp_persistent_on(m->persist)) {
       /* the fallback built only if a persistent launch fails (a cold first run would otherwise
-       * compile both programs); the record keeps the configuration it would build */
+       * compile both programs), on md's w1 as the persistent path leaves it; the record keeps
+       * the configuration it would build */
+      m->dense_w1 = true;
+      cg_cl_release_mem(&m->w1p);
+      CG_TRY(build_fused(env, m, &out->config, &tally, false, err));
       m->fused_pending = true;
       m->fused_env = *env;
       m->fused_env.warning = NULL;
@@ -630,11 +649,34 @@ cleanup:
   return rc;
 }
 
+/* w1's rows between md's dense w1 and w1p (to_pitched: into w1p); the queue orders it. */
+static cg_rc copy_w1_rows(cl_mlp *m, bool to_pitched, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cg_mlp_shape s = m->md.setup.shape;
+  const cl_int rows = s.din, cols = s.hidden, dense = s.hidden, pitched = m->cfg.ldh;
+  const cl_mem src = to_pitched ? m->md.w1 : m->w1p, dst = to_pitched ? m->w1p : m->md.w1;
+  const cl_int lds = to_pitched ? dense : pitched, ldd = to_pitched ? pitched : dense;
+  CG_CL(clSetKernelArg, (m->copy_rows, 0, sizeof rows, &rows));
+  CG_CL(clSetKernelArg, (m->copy_rows, 1, sizeof cols, &cols));
+  CG_CL(clSetKernelArg, (m->copy_rows, 2, sizeof src, &src));
+  CG_CL(clSetKernelArg, (m->copy_rows, 3, sizeof lds, &lds));
+  CG_CL(clSetKernelArg, (m->copy_rows, 4, sizeof dst, &dst));
+  CG_CL(clSetKernelArg, (m->copy_rows, 5, sizeof ldd, &ldd));
+  const size_t global[2] = {(size_t)cols, (size_t)rows};
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->copy_rows, 2, NULL, global, NULL, 0, NULL, NULL));
+cleanup:
+  return rc;
+}
+
 static cg_rc cl_mlp_upload(void *state, const void *inputs, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_mlp *m = state;
   const cg_mlp_tensors *in = inputs;
   CG_TRY(cg_mlp_device_upload(&m->md, in, err));
+  if (m->w1p) {
+    CG_TRY(copy_w1_rows(m, true, err));
+    CG_CL(clFinish, (m->md.queue));
+  }
   if (m->prod.xt) CG_TRY(cg_mlp_products_upload(&m->prod, in->x, err));
 cleanup:
   return rc;
@@ -675,6 +717,10 @@ static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
 
 static cg_rc cl_mlp_download(void *state, void *outputs, cg_error *err) {
   cl_mlp *m = state;
+  if (m->w1p) {
+    const cg_rc rc = copy_w1_rows(m, false, err);
+    if (rc != CG_OK) return rc;
+  }
   return cg_mlp_device_download(&m->md, outputs, err);
 }
 

@@ -79,13 +79,12 @@ static size_t local_bytes(cg_mlp_shape s, const persist_tiling *t) {
   return floats * sizeof(float) + sizeof(cl_int);
 }
 
-static void tiling_options(cg_mlp_shape s, int ldw1, const persist_tiling *t, char *out,
-                           size_t cap) {
+static void tiling_options(cg_mlp_shape s, const persist_tiling *t, char *out, size_t cap) {
   snprintf(out, cap,
-           "-DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DLDW1=%d -DBI=%zu -DBJ=%zu -DTI=%zu -DTJ=%zu "
-           "-DG=%zu -DWG=%zu -DW2R=%zu -DPS=%zu -DJS=%zu -DKS=%zu -DGS=%zu -DRED=%zu",
-           s.batch, s.din, s.hidden, s.dout, ldw1, t->bi, t->bj, t->ti, t->tj, t->g, t->wg,
-           t->w2r, t->ps, t->js, t->ks, t->gs, t->red);
+           "-DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DBI=%zu -DBJ=%zu -DTI=%zu -DTJ=%zu -DG=%zu "
+           "-DWG=%zu -DW2R=%zu -DPS=%zu -DJS=%zu -DKS=%zu -DGS=%zu -DRED=%zu",
+           s.batch, s.din, s.hidden, s.dout, t->bi, t->bj, t->ti, t->tj, t->g, t->wg, t->w2r,
+           t->ps, t->js, t->ks, t->gs, t->red);
 }
 
 cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device *md,
@@ -128,7 +127,7 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
     bytes = local_bytes(s, &t);
     if (bytes > info->local_mem) break; /* refused below, before any build */
     char options[400];
-    tiling_options(s, md->ldw1, &t, options, sizeof options);
+    tiling_options(s, &t, options, sizeof options);
     CG_TRY(cg_backend_build(env, "mlp_persistent.cl", options, &p->program, tally, err));
     p->kernel = clCreateKernel(p->program, "mlp_persistent", &code);
     CG_CL_CHECK(clCreateKernel, code);
@@ -162,8 +161,8 @@ cg_rc cg_cl_mlp_persistent_setup(const cg_backend_env *env, const cg_mlp_device 
                       &p->h2g, err));
   CG_TRY(cg_cl_buffer(dev, "the second buffer of w2", H * O * sizeof(float), CL_MEM_READ_WRITE,
                       &p->w2x, err));
-  CG_TRY(cg_cl_buffer(dev, "the copy of w1", D * (size_t)md->ldw1 * sizeof(float),
-                      CL_MEM_READ_WRITE, &p->w1_saved, err));
+  CG_TRY(cg_cl_buffer(dev, "the copy of w1", D * H * sizeof(float), CL_MEM_READ_WRITE,
+                      &p->w1_saved, err));
   CG_TRY(cg_cl_buffer(dev, "the copies of w2, w3 and g3", (H * O + 2 * O * O) * sizeof(float),
                       CL_MEM_READ_WRITE, &p->small_saved, err));
   CG_TRY(cg_cl_persist_zero(md->queue, p->part, t.ti * N * H * sizeof(float), err));
@@ -215,8 +214,7 @@ cg_rc cg_cl_mlp_persistent_check(cg_cl_mlp_persistent *p, cg_mlp_device *md, boo
   if (!*redo) goto cleanup;
   const cg_mlp_shape s = md->setup.shape;
   const size_t D = (size_t)s.din, H = (size_t)s.hidden, O = (size_t)s.dout;
-  const size_t w1_bytes = D * (size_t)md->ldw1 * 4; /* with its pitch's padding, never read */
-  CG_CL(clEnqueueCopyBuffer, (md->queue, p->w1_saved, md->w1, 0, 0, w1_bytes, 0, NULL, NULL));
+  CG_CL(clEnqueueCopyBuffer, (md->queue, p->w1_saved, md->w1, 0, 0, D * H * 4, 0, NULL, NULL));
   CG_CL(clEnqueueCopyBuffer, (md->queue, p->small_saved, md->w2, 0, 0, H * O * 4, 0, NULL, NULL));
   CG_CL(clEnqueueCopyBuffer,
         (md->queue, p->small_saved, md->w3, H * O * 4, 0, O * O * 4, 0, NULL, NULL));

@@ -63,7 +63,7 @@ static cg_rc clblast_mlp_prepare(const cg_backend_env *env, const char *variant,
   cg_clblast_xgemm_warn(env);
   const cg_device *dev = cg_cl_env_device(env);
   const cg_device_info *info = cg_device_get_info(dev);
-  CG_TRY(cg_mlp_device_create(dev, setup, setup->shape.hidden, &m->md, err));
+  CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
 
   /* The elementwise kernels are those of the cl backend's per-op variant; the program's gemm

@@ -63,8 +63,8 @@ static size_t nw1(const cg_mlp_shape s) { return (size_t)s.din * (size_t)s.hidde
 static size_t nw2(const cg_mlp_shape s) { return (size_t)s.hidden * (size_t)s.dout; }
 static size_t nw3(const cg_mlp_shape s) { return (size_t)s.dout * (size_t)s.dout; }
 
-cg_rc cg_mlp_device_create(const cg_device *dev, const cg_mlp_setup *setup, int ldw1,
-                           cg_mlp_device *md, cg_error *err) {
+cg_rc cg_mlp_device_create(const cg_device *dev, const cg_mlp_setup *setup, cg_mlp_device *md,
+                           cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_mlp_shape s = setup->shape;
   memset(md, 0, sizeof *md);
@@ -72,12 +72,9 @@ cg_rc cg_mlp_device_create(const cg_device *dev, const cg_mlp_setup *setup, int 
   md->setup = *setup;
   CG_CHECK(s.batch > 0 && s.din > 0 && s.hidden > 0 && s.dout > 0, CG_BAD_INPUT,
            "mlp shape %dx%dx%dx%d has a dimension below 1", s.batch, s.din, s.hidden, s.dout);
-  CG_CHECK(ldw1 >= s.hidden, CG_BAD_INPUT, "w1's row pitch %d is below hidden %d", ldw1,
-           s.hidden);
-  md->ldw1 = ldw1;
   CG_TRY(cg_mlp_buffer(dev, "x (batch x din)", nx(s), &md->x, err));
   CG_TRY(cg_mlp_buffer(dev, "t (batch x dout)", nt(s), &md->t, err));
-  CG_TRY(cg_mlp_buffer(dev, "w1 (din x hidden)", (size_t)s.din * (size_t)ldw1, &md->w1, err));
+  CG_TRY(cg_mlp_buffer(dev, "w1 (din x hidden)", nw1(s), &md->w1, err));
   CG_TRY(cg_mlp_buffer(dev, "w2 (hidden x dout)", nw2(s), &md->w2, err));
   CG_TRY(cg_mlp_buffer(dev, "w3 (dout x dout)", nw3(s), &md->w3, err));
   CG_TRY(cg_mlp_buffer(dev, "g3 (dout x dout)", nw3(s), &md->g3, err));
@@ -87,32 +84,6 @@ cg_rc cg_mlp_device_create(const cg_device *dev, const cg_mlp_setup *setup, int 
   CG_CL(clEnqueueWriteBuffer, (md->queue, md->loss, CL_TRUE, 0, sizeof nan, &nan, 0, NULL, NULL));
 cleanup:
   if (rc != CG_OK) cg_mlp_device_release(md);
-  return rc;
-}
-
-/* w1 into the device's rows, ldw1 floats apart, zeros between: through a mapping of the buffer
- * (the driver's own staging), row by row. A rectangle write would do it in one command, but
- * Oclgrind 21.10 takes what rectangle writes and copies leave for uninitialised; a repacked copy
- * on the host cost 80 ms at 5000 x 5000 on an H100's host (its pages first touched there). */
-static cg_rc w1_upload(cg_mlp_device *md, const float *w1, cg_error *err) {
-  cg_rc rc = CG_OK;
-  cl_int code = CL_SUCCESS;
-  const cg_mlp_shape s = md->setup.shape;
-  if (md->ldw1 == s.hidden) {
-    CG_CL(clEnqueueWriteBuffer,
-          (md->queue, md->w1, CL_FALSE, 0, nw1(s) * sizeof(float), w1, 0, NULL, NULL));
-    goto cleanup;
-  }
-  const size_t rows = (size_t)s.din, ld = (size_t)md->ldw1, n = (size_t)s.hidden;
-  float *to = clEnqueueMapBuffer(md->queue, md->w1, CL_TRUE, CL_MAP_WRITE, 0,
-                                 rows * ld * sizeof(float), 0, NULL, NULL, &code);
-  CG_CL_CHECK(clEnqueueMapBuffer, code);
-  for (size_t i = 0; i < rows; ++i) {
-    memcpy(to + i * ld, w1 + i * n, n * sizeof *w1);
-    memset(to + i * ld + n, 0, (ld - n) * sizeof *to);
-  }
-  CG_CL(clEnqueueUnmapMemObject, (md->queue, md->w1, to, 0, NULL, NULL));
-cleanup:
   return rc;
 }
 
@@ -126,12 +97,11 @@ cg_rc cg_mlp_device_upload(cg_mlp_device *md, const cg_mlp_tensors *in, cg_error
     cl_mem mem;
     const float *host;
     size_t elems;
-  } copies[] = {{md->x, in->x, nx(s)},    {md->t, in->t, nt(s)},   {md->w2, in->w2, nw2(s)},
-                {md->w3, in->w3, nw3(s)}, {md->g3, zeros, nw3(s)}};
+  } copies[] = {{md->x, in->x, nx(s)},    {md->t, in->t, nt(s)},   {md->w1, in->w1, nw1(s)},
+                {md->w2, in->w2, nw2(s)}, {md->w3, in->w3, nw3(s)}, {md->g3, zeros, nw3(s)}};
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; ++i)
     CG_CL(clEnqueueWriteBuffer, (md->queue, copies[i].mem, CL_FALSE, 0,
                                  copies[i].elems * sizeof(float), copies[i].host, 0, NULL, NULL));
-  CG_TRY(w1_upload(md, in->w1, err));
   CG_CL(clFinish, (md->queue));
 cleanup:
   free(zeros);
@@ -145,21 +115,13 @@ cg_rc cg_mlp_device_download(cg_mlp_device *md, cg_mlp_tensors *out, cg_error *e
     cl_mem mem;
     float *host;
     size_t elems;
-  } copies[] = {{md->w2, out->w2, nw2(s)}, {md->w3, out->w3, nw3(s)}, {md->g3, out->g3, nw3(s)}};
+  } copies[] = {{md->w1, out->w1, nw1(s)},
+                {md->w2, out->w2, nw2(s)},
+                {md->w3, out->w3, nw3(s)},
+                {md->g3, out->g3, nw3(s)}};
   for (size_t i = 0; i < sizeof copies / sizeof copies[0]; ++i)
     CG_CL(clEnqueueReadBuffer, (md->queue, copies[i].mem, CL_FALSE, 0,
                                 copies[i].elems * sizeof(float), copies[i].host, 0, NULL, NULL));
-  if (md->ldw1 == s.hidden) {
-    CG_CL(clEnqueueReadBuffer,
-          (md->queue, md->w1, CL_FALSE, 0, nw1(s) * sizeof(float), out->w1, 0, NULL, NULL));
-  } else {
-    /* w1's rows, dense on the host (OpenCL 1.1's rectangle read) */
-    const size_t origin[3] = {0, 0, 0};
-    const size_t region[3] = {(size_t)s.hidden * sizeof(float), (size_t)s.din, 1};
-    CG_CL(clEnqueueReadBufferRect,
-          (md->queue, md->w1, CL_FALSE, origin, origin, region, (size_t)md->ldw1 * sizeof(float),
-           0, (size_t)s.hidden * sizeof(float), 0, out->w1, 0, NULL, NULL));
-  }
   CG_CL(clFinish, (md->queue));
 cleanup:
   return rc;
@@ -365,9 +327,6 @@ cg_rc cg_mlp_step_create(const cg_device *dev, const cg_mlp_device *md, cg_mlp_s
   const cg_mlp_shape s = md->setup.shape;
   const size_t N = (size_t)s.batch, Din = (size_t)s.din, H = (size_t)s.hidden,
                O = (size_t)s.dout;
-  /* the step's products and its w1 update take w1 dense */
-  CG_CHECK(md->ldw1 == s.hidden, CG_ERROR, "the per-op step needs w1 dense (pitch %d, hidden %d)",
-           md->ldw1, s.hidden);
   CG_TRY(cg_mlp_buffer(dev, "h1 (batch x hidden)", N * H, &st->h1, err));
   CG_TRY(cg_mlp_buffer(dev, "h2 (batch x dout)", N * O, &st->h2, err));
   CG_TRY(cg_mlp_buffer(dev, "y (batch x dout)", N * O, &st->y, err));

@@ -40,7 +40,6 @@ typedef struct cg_mlp_device {
   cl_command_queue queue;
   cg_mlp_setup setup;
   cl_mem x, t, w1, w2, w3, g3; /* the tensors of cg_mlp_tensors */
-  int ldw1;                    /* w1's row pitch on the device, in floats (hidden or more) */
   cl_mem loss;                 /* one float: the loss of a run's first iteration */
   cg_device_span span;         /* the last run's span, from its first command to its last */
   cg_mlp_sampler sampler;      /* the commands of its first iteration */
@@ -50,10 +49,9 @@ typedef struct cg_mlp_device {
  * allocation with a message naming `what`. */
 cg_rc cg_mlp_buffer(const cg_device *dev, const char *what, size_t elems, cl_mem *out,
                     cg_error *err);
-/* Allocate x, t, w1, w2, w3, g3 and the loss for the setup's shape, the rows of w1 `ldw1`
- * floats apart (at least hidden; upload and download keep the host's w1 dense). */
-cg_rc cg_mlp_device_create(const cg_device *dev, const cg_mlp_setup *setup, int ldw1,
-                           cg_mlp_device *md, cg_error *err);
+/* Allocate x, t, w1, w2, w3, g3 and the loss for the setup's shape. */
+cg_rc cg_mlp_device_create(const cg_device *dev, const cg_mlp_setup *setup, cg_mlp_device *md,
+                           cg_error *err);
 /* Copy x, t, w1, w2, w3 and set g3 to zero; returns when complete. */
 cg_rc cg_mlp_device_upload(cg_mlp_device *md, const cg_mlp_tensors *in, cg_error *err);
 /* Before a run is enqueued: release the events an unfinished earlier run left. */
