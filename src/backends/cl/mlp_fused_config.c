@@ -298,6 +298,13 @@ cleanup:
   return rc;
 }
 
+/* On an H100 (bench/RESULTS.md, 2026-12-06), with rows HID floats apart, launch A took 307 us at
+ * 64 x 4992 x 5000 x 8 and 302 at 64 x 4992 x 5008 x 8 (rows 32 and 64 bytes off a line), 307 at
+ * 5032 and 312 at 5096, against 282 at 4992 and at 5024 (rows on lines, the same 1560
+ * work-groups as 5000) and 283 at 64 x 5000 x 4992 x 8; launch R paid 4-5 us more too. With
+ * rows LDH apart, 281-285 at all of them, and the big preset took 338 us in place of 367. */
+int cg_fused_row_pitch(int hidden) { return (hidden + 31) / 32 * 32; }
+
 /* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
  * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
  * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
@@ -309,13 +316,6 @@ cleanup:
  * the choices, for tuning on a device; the result stays correct for any valid setting. A value
  * that the local memory made smaller than the rule's choice is a fallback (mlp.c's build_fused
  * marks those that the kernels' work-group limits shrank). */
-/* On an H100 (bench/RESULTS.md, 2026-12-06), with rows HID floats apart, launch A took 307 us at
- * 64 x 4992 x 5000 x 8 and 302 at 64 x 4992 x 5008 x 8 (rows 32 and 64 bytes off a line), 307 at
- * 5032 and 312 at 5096, against 282 at 4992 and at 5024 (rows on lines, the same 1560
- * work-groups as 5000) and 283 at 64 x 5000 x 4992 x 8; launch R paid 4-5 us more too. With
- * rows LDH apart, 281-285 at all of them, and the big preset took 338 us in place of 367. */
-int cg_fused_row_pitch(int hidden) { return (hidden + 31) / 32 * 32; }
-
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                          uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
                          cg_error *err) {
