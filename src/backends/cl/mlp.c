@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "backends/backends.h"
-#include "backends/cl/mlp_persistent.h"
 #include "backends/cl/mlp_fused_config.h"
+#include "backends/cl/mlp_persistent.h"
 #include "backends/cl/mlp_products.h"
 #include "backends/opencl/cl_mlp_common.h"
 #include "clgauge/clock.h"
@@ -530,7 +530,6 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   const cg_device *dev = cg_cl_env_device(env);
   const cg_mlp_shape s = setup->shape;
   m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
-  /* the fused kernels (and the persistent path beside them) take w1's rows at their pitch */
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   /* h1's rows at the fused launches' pitch (LDH), or fewer floats where that is hidden */
   const size_t N = (size_t)s.batch, O = (size_t)s.dout, ldh = cg_fused_row_pitch(s.hidden);
