@@ -1293,6 +1293,48 @@ START_TEST(test_fused_fwr2) {
 }
 END_TEST
 
+/* The fused launches' hidden-wide rows (w1, h1, dz1, launch A's partials) LDH = hidden rounded up
+ * to 32 floats apart, w1 copied into them at upload and back at download: the build options say
+ * so, and training matches the reference at hiddens below, at and above a multiple of 32, with
+ * two launches and with three. */
+START_TEST(test_fused_row_pitch) {
+  const cg_impl *impl = cl_mlp_impl();
+  opened o;
+  open_device(&o, impl->backend, _i);
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  static const struct {
+    shape s;
+    int ldh;
+  } cases[] = {{{5, 7, 1, 2}, 32},   {{5, 7, 31, 2}, 32},  {{5, 7, 32, 2}, 32},
+               {{5, 7, 33, 2}, 64},  {{9, 13, 97, 3}, 128}, {{3, 40, 64, 1}, 64}};
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
+    for (int three = 0; three <= 1; ++three) {
+      const shape s = cases[k].s;
+      char params[64], name[512], want[64];
+      snprintf(params, sizeof params, "R=1,PERSIST=0,THREE=%d", three);
+      snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", params,
+               o.list.items[_i].name, s.n, s.d, s.h, s.o);
+      instance in;
+      problem p;
+      cg_prepared prep;
+      prepare_fused(&o, params, s, three == 1, &rng, name, &in, &p, &prep);
+      /* LDH is the build options' last macro */
+      snprintf(want, sizeof want, " -DLDH=%d", cases[k].ldh);
+      const char *opts = prep.config.build_options;
+      const size_t lo = strlen(opts), lw = strlen(want);
+      ck_assert_msg(lo >= lw && strcmp(opts + lo - lw, want) == 0, "%s: '%s' does not end in '%s'",
+                    name, opts, want);
+      train_and_check(&in, &p, seed);
+      impl->release(in.state);
+      problem_free(&p);
+    }
+  }
+  close_device(&o);
+}
+END_TEST
+
 /* Launch A's default register blocks by batch: on a GPU at batch 16 or less, 8 x 4 where R is 8
  * (there launch A streams w1 and wants work-groups); on a CPU driver, and above batch 16, R x R. */
 START_TEST(test_fused_narrow_blocks) {
@@ -1971,6 +2013,7 @@ Suite *cg_mlp_suite(void) {
   tcase_add_loop_test(tc, test_fused_overrides, 0, device_count());
   tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
   tcase_add_loop_test(tc, test_fused_fwr2, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_row_pitch, 0, device_count());
   tcase_add_loop_test(tc, test_fused_narrow_blocks, 0, device_count());
   tcase_add_loop_test(tc, test_fused_strategy, 0, device_count());
   tcase_add_loop_test(tc, test_products_routes, 0, device_count());
