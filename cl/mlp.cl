@@ -59,7 +59,7 @@ __kernel void mlp_relu_backward(const int n, __global float *d, __global const f
 }
 
 /* dst[r ldd + c] = src[r lds + c] for r < rows, c < cols: w1 between its dense rows and the rows
- * of the fused launches (LDH apart), whose padding stays unwritten and is never read. */
+ * of the fused launches (LDH apart, on a GPU), whose padding stays unwritten and is never read. */
 __kernel void mlp_copy_rows(const int rows, const int cols, __global const float *src,
                             const int lds, __global float *dst, const int ldd) {
   const size_t c = get_global_id(0), r = get_global_id(1);

@@ -532,7 +532,8 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   /* h1's rows at the fused launches' pitch (LDH), or fewer floats where that is hidden */
-  const size_t N = (size_t)s.batch, O = (size_t)s.dout, ldh = cg_fused_row_pitch(s.hidden);
+  const size_t N = (size_t)s.batch, O = (size_t)s.dout,
+               ldh = cg_fused_row_pitch(cg_device_get_info(dev), s.hidden);
   if (m->stepped) {
     CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
   } else {

@@ -30,8 +30,9 @@ typedef struct cg_fused_config {
 } cg_fused_config;
 
 /* The row pitch (LDH) of the fused kernels' arrays of hidden-wide rows (w1, h1, dz1, launch A's
- * partials): hidden rounded up to 32 floats, so that each row starts on a 128-byte line. */
-int cg_fused_row_pitch(int hidden);
+ * partials): on a device that says it is a GPU, hidden rounded up to 32 floats, so that each row
+ * starts on a 128-byte line; on a CPU driver hidden. */
+int cg_fused_row_pitch(const cg_device_info *info, int hidden);
 
 /* The blocking within `limit` work-items per group and `local_mem` bytes of local memory, by the
  * rules and the overrides `ov` (may be NULL); a bad override is CG_BAD_INPUT, a shape the device
