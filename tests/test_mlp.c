@@ -1293,10 +1293,11 @@ START_TEST(test_fused_fwr2) {
 }
 END_TEST
 
-/* The fused launches' hidden-wide rows (w1, h1, dz1, launch A's partials) LDH apart: on a GPU
- * (Oclgrind among them) hidden rounded up to 32 floats, w1 copied into them at upload and back at
- * download; on a CPU driver hidden. The build options say so, and training matches the reference
- * at hiddens below, at and above a multiple of 32, with two launches and with three. */
+/* The fused launches' hidden-wide rows (w1, h1, dz1, launch A's partials) LDH apart: padded
+ * (PAD=1) to hidden rounded up to 32 floats, w1 copied into them at upload and back at download,
+ * or dense (PAD=0); by default padded on a device that says it is a GPU. The build options say
+ * so, and training matches the reference at hiddens below, at and above a multiple of 32, with
+ * two launches and with three. */
 START_TEST(test_fused_row_pitch) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
@@ -1307,22 +1308,30 @@ START_TEST(test_fused_row_pitch) {
   cg_rng_seed(&rng, seed);
   static const struct {
     shape s;
-    int ldh; /* on a GPU */
+    int padded;
   } cases[] = {{{5, 7, 1, 2}, 32},   {{5, 7, 31, 2}, 32},  {{5, 7, 32, 2}, 32},
                {{5, 7, 33, 2}, 64},  {{9, 13, 97, 3}, 128}, {{3, 40, 64, 1}, 64}};
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; ++k) {
-    for (int three = 0; three <= 1; ++three) {
+    for (int v = 0; v < 4; ++v) {
+      /* PAD=1 and PAD=0, two launches and three; the default at one shape */
+      const int three = v % 2, pad = v < 2 ? 1 : (v == 2 ? 0 : -1);
+      if (pad < 0 && k != 3) continue;
       const shape s = cases[k].s;
       char params[64], name[512], want[64];
       snprintf(params, sizeof params, "R=1,PERSIST=0,THREE=%d", three);
+      if (pad >= 0)
+        snprintf(params + strlen(params), sizeof params - strlen(params), ",PAD=%d", pad);
       snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", params,
                o.list.items[_i].name, s.n, s.d, s.h, s.o);
       instance in;
       problem p;
       cg_prepared prep;
       prepare_fused(&o, params, s, three == 1, &rng, name, &in, &p, &prep);
+      const bool padded = pad == 1 || (pad < 0 && gpu);
+      expect_param(&prep.config, "PAD", padded, pad < 0 ? CG_ORIGIN_DEFAULT : CG_ORIGIN_OVERRIDE,
+                   name);
       /* LDH is the build options' last macro */
-      snprintf(want, sizeof want, " -DLDH=%d", gpu ? cases[k].ldh : s.h);
+      snprintf(want, sizeof want, " -DLDH=%d", padded ? cases[k].padded : s.h);
       const char *opts = prep.config.build_options;
       const size_t lo = strlen(opts), lw = strlen(want);
       ck_assert_msg(lo >= lw && strcmp(opts + lo - lw, want) == 0, "%s: '%s' does not end in '%s'",

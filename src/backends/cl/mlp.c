@@ -156,7 +156,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
   for (bool configured = false;; configured = true) {
     cg_fused_config *c = &m->cfg;
     CG_TRY(cg_fused_configure(s, info, limit, budget, env->overrides, c, err));
-    if (m->dense_w1) c->ldh = s.hidden;
+    if (m->dense_w1 && c->pad) { /* the persistent path's w1 is dense */
+      c->pad = 0;
+      c->ldh = s.hidden;
+      c->origin.pad = CG_ORIGIN_FALLBACK;
+    }
     if (!configured) first = *c;
     cg_fused_build_options(c, s, config->build_options, sizeof config->build_options);
     if (!build) break;
@@ -488,7 +492,7 @@ static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX",      "TY",      "R",          "RN",     "KC",   "TPG",    "VW",    "PF",
     "STAGE",    "DB",      "FWR",     "UR",         "WPF",    "THREE", "DZ1A",  "RC",    "PERSIST",
-    "PGROUPS",  "SPIN",    "WG_PERSIST", "SPLITK", "DZ1P",   "SPLITS", "LOSSG", NULL};
+    "PGROUPS",  "SPIN",    "WG_PERSIST", "SPLITK", "DZ1P",   "SPLITS", "LOSSG", "PAD",  NULL};
 
 /* The fused kernels' blocking (cg_fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
@@ -531,9 +535,8 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   const cg_mlp_shape s = setup->shape;
   m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
-  /* h1's rows at the fused launches' pitch (LDH), or fewer floats where that is hidden */
-  const size_t N = (size_t)s.batch, O = (size_t)s.dout,
-               ldh = cg_fused_row_pitch(cg_device_get_info(dev), s.hidden);
+  /* h1's rows at the fused launches' pitch (LDH), padded or not (PAD) */
+  const size_t N = (size_t)s.batch, O = (size_t)s.dout, ldh = cg_fused_padded_pitch(s.hidden);
   if (m->stepped) {
     CG_TRY(cg_mlp_step_create(dev, &m->md, &m->step, err));
   } else {

@@ -305,9 +305,20 @@ cleanup:
  * rows LDH apart, 281-285 at all of them, and the big preset took 338 us in place of 367. A CPU
  * driver keeps the rows dense: the padded copy of w1 cost PoCL 16 ms of upload at 1000 x 1000 (its
  * pages first touched), for a layout measured only on GPUs. */
-int cg_fused_row_pitch(const cg_device_info *info, int hidden) {
-  /* by the GPU bit, not cg_device_is_cpu: Oclgrind says both, and so checks the padded rows */
-  return (info->type & CL_DEVICE_TYPE_GPU) ? (hidden + 31) / 32 * 32 : hidden;
+int cg_fused_padded_pitch(int hidden) { return (hidden + 31) / 32 * 32; }
+
+/* PAD: padded rows on a device that says it is a GPU (by the GPU bit, not cg_device_is_cpu:
+ * Oclgrind says both, and so checks the padded rows), dense on a CPU driver; PAD overrides. */
+static cg_rc choose_rows(const cg_mlp_shape s, const cg_device_info *info,
+                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  c->origin.pad = CG_ORIGIN_DEFAULT;
+  c->pad = cg_kernel_override(ov, "PAD", (info->type & CL_DEVICE_TYPE_GPU) != 0, &c->origin.pad);
+  CG_CHECK(c->pad == 0 || c->pad == 1, CG_BAD_INPUT, "--kernel-param PAD=%d: must be 0 or 1",
+           c->pad);
+  c->ldh = c->pad ? cg_fused_padded_pitch(s.hidden) : s.hidden;
+cleanup:
+  return rc;
 }
 
 /* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
@@ -317,8 +328,8 @@ int cg_fused_row_pitch(const cg_device_info *info, int hidden) {
  * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
  * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
  * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC) replace
- * the choices, for tuning on a device; the result stays correct for any valid setting. A value
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC, PAD)
+ * replace the choices, for tuning on a device; the result stays correct for any valid setting. A value
  * that the local memory made smaller than the rule's choice is a fallback (mlp.c's build_fused
  * marks those that the kernels' work-group limits shrank). */
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
@@ -327,7 +338,7 @@ cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_
   cg_rc rc = CG_OK;
   const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
   memset(c, 0, sizeof *c);
-  c->ldh = cg_fused_row_pitch(info, s.hidden);
+  CG_TRY(choose_rows(s, info, ov, c, err));
   CG_TRY(choose_a_items(ov, lim, c, err));
   CG_TRY(choose_a_blocks(s, info, local_mem, ov, c, err));
   CG_TRY(choose_a_switches(s, info, ov, c, err));
@@ -364,7 +375,7 @@ void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config) {
                 {"WPF", c->wpf, c->origin.wpf},
                 {"THREE", c->three, c->origin.three},
                 {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
-                {"WGB", c->wgb, c->origin.wgb}};
+                {"WGB", c->wgb, c->origin.wgb},    {"PAD", c->pad, c->origin.pad}};
   for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
     cg_kernel_config_set(config, params[i].name, params[i].value, params[i].origin);
 }

@@ -23,16 +23,16 @@ typedef struct cg_fused_config {
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
-  int ldh;                          /* the row pitch of w1, h1, dz1 and the partials, in floats */
+  int pad, ldh; /* rows of w1, h1, dz1 and the partials padded to 128 bytes; their pitch (floats) */
   struct {
-    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb;
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb, pad;
   } origin;                         /* of the values the record names */
 } cg_fused_config;
 
-/* The row pitch (LDH) of the fused kernels' arrays of hidden-wide rows (w1, h1, dz1, launch A's
- * partials): on a device that says it is a GPU, hidden rounded up to 32 floats, so that each row
- * starts on a 128-byte line; on a CPU driver hidden. */
-int cg_fused_row_pitch(const cg_device_info *info, int hidden);
+/* The padded row pitch of the fused kernels' arrays of hidden-wide rows (w1, h1, dz1, launch A's
+ * partials): hidden rounded up to 32 floats, so that each row starts on a 128-byte line. PAD
+ * (cg_fused_configure) says whether the rows take it (LDH) or stay hidden floats apart. */
+int cg_fused_padded_pitch(int hidden);
 
 /* The blocking within `limit` work-items per group and `local_mem` bytes of local memory, by the
  * rules and the overrides `ov` (may be NULL); a bad override is CG_BAD_INPUT, a shape the device
