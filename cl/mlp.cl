@@ -637,8 +637,8 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
  * between B (dz2) and A, with w2 before its update (launch R of the next iteration). */
 __kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
                             __global const float *w2, __global float *dz1) {
-  const int q = get_global_id(0);
-  if (q < NB * HID) dz1[q / HID * LDH + q % HID] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
+  const int q = get_global_id(0), n = q / HID, col = q % HID;
+  if (q < NB * HID) dz1[n * LDH + col] = mlp_dz1(h1, dz2, w2, n, col);
 }
 #endif
 
@@ -747,8 +747,10 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
 #endif
 #if !DZ1A && !THREE
   /* dz1 = (dz2 w2^T) * (h1 > 0), with w2 before its update */
-  for (int q = l; q < NB * HID; q += WGB)
-    dz1[q / HID * LDH + q % HID] = mlp_dz1(h1, dz2, w2, q / HID, q % HID);
+  for (int q = l; q < NB * HID; q += WGB) {
+    const int n = q / HID, col = q % HID;
+    dz1[n * LDH + col] = mlp_dz1(h1, dz2, w2, n, col);
+  }
 #endif
   barrier(CLK_GLOBAL_MEM_FENCE);
 #if !THREE
