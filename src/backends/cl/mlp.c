@@ -150,12 +150,13 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
   cg_cl_group_limits dev;
   CG_TRY(cg_cl_device_limits(info, &dev, err));
   /* every fused launch is a row of work-items: the first dimension's limit bounds it too */
-  size_t limit = dev.items < dev.dim[0] ? dev.items : dev.dim[0];
+  const size_t device_limit = dev.items < dev.dim[0] ? dev.items : dev.dim[0];
+  cg_fused_limits limits = {device_limit, device_limit, device_limit};
   uint64_t budget = dev.local_mem;
   cg_fused_config first = {0};
   for (bool configured = false;; configured = true) {
     cg_fused_config *c = &m->cfg;
-    CG_TRY(cg_fused_configure(s, info, limit, budget, env->overrides, c, err));
+    CG_TRY(cg_fused_configure(s, info, &limits, budget, env->overrides, c, err));
     if (m->dense_w1 && c->pad) { /* the persistent path's w1 is dense */
       c->pad = 0;
       c->ldh = s.hidden;
@@ -177,9 +178,12 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
       m->dz1k = clCreateKernel(m->program, "mlp_fused_dz1", &code);
       CG_CL_CHECK(clCreateKernel, code);
     }
+    /* each launch within its own kernel's limit, so that one kernel's (launch A's 256 required
+     * work-items, say) does not bound another's */
     const cl_kernel kernels[3] = {m->wide, m->small, m->reduce};
+    const char *names[3] = {"mlp_fused_wide", "mlp_fused_small", "mlp_fused_reduce"};
+    size_t *own[3] = {&limits.a, &limits.b, &limits.r};
     const size_t wanted[3] = {(size_t)(c->tx * c->ty), (size_t)c->wgb, (size_t)c->wr};
-    size_t wg[3] = {limit, limit, limit}, allowed = limit;
     uint64_t used_most = 0;
     bool fits = true;
     for (int k = 0; k < 3; ++k) {
@@ -187,18 +191,15 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
       cg_cl_group_limits lim = dev;
       uint64_t used = 0;
       CG_TRY(cg_cl_kernel_limits(info, kernels[k], &lim, &used, err));
-      wg[k] = lim.items;
-      if (wg[k] < allowed) allowed = wg[k];
       if (used > used_most) used_most = used;
-      fits = fits && wg[k] >= wanted[k];
+      if (lim.items >= wanted[k]) continue;
+      fits = false;
+      CG_CHECK(lim.items >= 1 && lim.items < *own[k], CG_UNSUPPORTED,
+               "fused kernel %s allows %zu work-items per group on this device", names[k],
+               lim.items);
+      *own[k] = lim.items;
     }
     if (fits && used_most <= dev.local_mem) break;
-    if (!fits) {
-      CG_CHECK(allowed >= 1 && allowed < limit, CG_UNSUPPORTED,
-               "fused kernels allow %zu, %zu and %zu work-items per group on this device", wg[0],
-               wg[1], wg[2]);
-      limit = allowed;
-    }
     if (used_most > dev.local_mem) {
       /* what the driver adds beyond the declared arrays comes off the budget */
       const uint64_t over = used_most - dev.local_mem;

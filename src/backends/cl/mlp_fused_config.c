@@ -321,8 +321,8 @@ cleanup:
   return rc;
 }
 
-/* The blocking of the fused kernels within `limit` work-items per group (every fused launch is a
- * row of them) and `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
+/* The blocking of the fused kernels within each launch's work-items per group (`limits`) and
+ * `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
  * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
  * halves until there are at least half as many tiles as compute units, since a small shape is
  * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
@@ -332,18 +332,19 @@ cleanup:
  * replace the choices, for tuning on a device; the result stays correct for any valid setting. A value
  * that the local memory made smaller than the rule's choice is a fallback (mlp.c's build_fused
  * marks those that the kernels' work-group limits shrank). */
-cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
-                         uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
-                         cg_error *err) {
+cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info,
+                         const cg_fused_limits *limits, uint64_t local_mem,
+                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
-  const int lim = (int)cg_pow2_floor(limit < 256 ? limit : 256);
+  const int lim_a = (int)cg_pow2_floor(limits->a < 256 ? limits->a : 256);
+  const int lim_r = (int)cg_pow2_floor(limits->r < 256 ? limits->r : 256);
   memset(c, 0, sizeof *c);
   CG_TRY(choose_rows(s, info, ov, c, err));
-  CG_TRY(choose_a_items(ov, lim, c, err));
+  CG_TRY(choose_a_items(ov, lim_a, c, err));
   CG_TRY(choose_a_blocks(s, info, local_mem, ov, c, err));
   CG_TRY(choose_a_switches(s, info, ov, c, err));
-  CG_TRY(choose_launches(s, info, limit, local_mem, ov, c, err));
-  CG_TRY(choose_reduce(s, info, lim, local_mem, ov, c, err));
+  CG_TRY(choose_launches(s, info, limits->b, local_mem, ov, c, err));
+  CG_TRY(choose_reduce(s, info, lim_r, local_mem, ov, c, err));
 cleanup:
   return rc;
 }

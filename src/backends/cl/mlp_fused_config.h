@@ -34,12 +34,19 @@ typedef struct cg_fused_config {
  * (cg_fused_configure) says whether the rows take it (LDH) or stay hidden floats apart. */
 int cg_fused_padded_pitch(int hidden);
 
-/* The blocking within `limit` work-items per group and `local_mem` bytes of local memory, by the
- * rules and the overrides `ov` (may be NULL); a bad override is CG_BAD_INPUT, a shape the device
- * cannot take CG_UNSUPPORTED. */
-cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
-                         uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
-                         cg_error *err);
+/* The most work-items per group each fused launch may take: launch A (and D, whose group is the
+ * driver's choice), launch B and launch R. The device's limit at first; a built kernel's own
+ * (CL_KERNEL_WORK_GROUP_SIZE) where it allows fewer. */
+typedef struct cg_fused_limits {
+  size_t a, b, r;
+} cg_fused_limits;
+
+/* The blocking within `limits` and `local_mem` bytes of local memory, by the rules and the
+ * overrides `ov` (may be NULL); a bad override is CG_BAD_INPUT, a shape the device cannot take
+ * CG_UNSUPPORTED. */
+cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info,
+                         const cg_fused_limits *limits, uint64_t local_mem,
+                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err);
 
 /* The kernels' build options for shape s with blocking c, into out[0..size). */
 void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char *out,
