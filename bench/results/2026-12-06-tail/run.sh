@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One call: launch R's work at launch A's tail (RT, the bundle's build; its default with three
+# launches on a GPU) against main's build before it (BUNDLE/clgauge-4e77deb, carried in the
+# bundle): the big preset twice each, then the new build with RT=0 (launch R as before) and with
+# the tail's RC at 16 and 64 (32 is its default); ten shapes once each with the fused launches
+# (STRATEGY=0,PERSIST=0), and the seed-sized 64 x 1000 x 100 x 8 at the defaults (the persistent
+# path).
+#   bash bench/results/2026-12-06-tail/run.sh BUNDLE OUT     (from the checkout's root)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/steps.sh"
+device_call "$1" "$2" tail
+old=(bash "$bundle/env.sh" "$bundle/clgauge-4e77deb")
+run() { # name build args...
+  local name=$1 build=$2
+  shift 2
+  if [ "$build" = old ]; then
+    step "$name-old" 120 "${old[@]}" "$@" --json "$o/$name-old.json"
+  else
+    step "$name-new" 120 "${clgauge[@]}" "$@" --json "$o/$name-new.json"
+  fi
+}
+big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
+for round in 1 2; do
+  for b in old new; do run big-$round $b "${big[@]}"; done
+done
+run big-RT0 new "${big[@]}" --kernel-param RT=0
+run big-RC16 new "${big[@]}" --kernel-param RC=16
+run big-RC64 new "${big[@]}" --kernel-param RC=64
+for sh in "64 4992 4992 8 120" "64 2048 2048 8 400" "128 2048 2048 8 400" "32 4096 512 8 400" \
+          "16 4096 4096 16 100" "16 1024 8192 8 200" "8 4096 4096 8 200" "8 8192 8192 64 40" \
+          "8 1024 1024 8 400" "1 2048 2048 1 400"; do
+  set -- $sh
+  for b in old new; do
+    run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
+      --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
+      --kernel-param STRATEGY=0,PERSIST=0
+  done
+done
+for b in old new; do
+  run mlp-64-1000-100-8 $b mlp --device nvidia --backend cl --variant fused --batch 64 \
+    --din 1000 --hidden 100 --dout 8 --iters 400 --print-every 100
+done

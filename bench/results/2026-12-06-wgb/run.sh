@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# One call: launch B's work-items bounded by its own kernel's limit (the bundle's build) against
+# main's build before it (BUNDLE/clgauge-4e77deb, carried in the bundle, where all three fused
+# kernels took the least of their limits: WGB 256 on NVIDIA), the big preset twice each and
+# eight shapes once each (batch x dout from 1 to 65536, where launch B's share is largest, and
+# 1 x 2048 x 2048 x 1, where the two/three-launch choice follows WGB); then launch A's switches at
+# the big preset with the new build, since rows on 128-byte lines changed launch A's picture:
+# TPG=2, PF=1, DB=1, KC=32, FWR=1, UR=1.
+#   bash bench/results/2026-12-06-wgb/run.sh BUNDLE OUT     (from the checkout's root)
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/steps.sh"
+device_call "$1" "$2" wgb
+old=(bash "$bundle/env.sh" "$bundle/clgauge-4e77deb")
+run() { # name build args...
+  local name=$1 build=$2
+  shift 2
+  if [ "$build" = old ]; then
+    step "$name-old" 120 "${old[@]}" "$@" --json "$o/$name-old.json"
+  else
+    step "$name-new" 120 "${clgauge[@]}" "$@" --json "$o/$name-new.json"
+  fi
+}
+for round in 1 2; do
+  for b in old new; do
+    run big-$round $b mlp --device nvidia --backend cl --variant fused --preset big --iters 120 \
+      --print-every 40
+  done
+done
+for sh in "1 2048 2048 1 400" "8 1024 1024 8 400" "16 4096 4096 16 100" "64 2048 2048 8 400" \
+          "8 8192 8192 64 40" "256 2048 1024 16 200" "1024 1024 1024 64 100" \
+          "32 4096 512 8 400"; do
+  set -- $sh
+  for b in old new; do
+    run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
+      --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
+      --kernel-param STRATEGY=0,PERSIST=0
+  done
+done
+for p in TPG=2 PF=1 DB=1 KC=32 FWR=1 UR=1; do
+  run big-${p/=/}-1 new mlp --device nvidia --backend cl --variant fused --preset big \
+    --iters 120 --print-every 40 --kernel-param $p
+done
