@@ -1051,7 +1051,8 @@ START_TEST(test_fused_overrides) {
              {"RN=0", 17}, {"RN=17", 17}, {"R=4,RN=2,VW=4", 17}, {"DB=2", 17},
              {"DB=-1", 17}, {"FWR=1,DB=1", 17}, {"DB=1,STAGE=0", 17},
              {"DB=1,FWR=2", 17}, /* FWR=2 named as given, before a CPU driver's fallback */
-             {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=2", 17}, {"WPF=-1", 17}};
+             {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=2", 17}, {"WPF=-1", 17},
+             {"WGB=0", 17},      {"WGB=3", 17},    {"WGB=2048", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -1200,7 +1201,8 @@ END_TEST
  * local buffers, DB, with a batch that is not a multiple of the chunk, several row chunks of x,
  * three launches and two tiles per group; the update by rows in steps of UR, 2 of R = 8 (the GPU
  * default), 3 of R = 4 (a last step of one row) and 2 of 2 with FWR, the tile read ahead, WPF,
- * with and without FWR): each named in the configuration as given, in the build options, and
+ * with and without FWR; launch B with 32 work-items summing R's shares, and with 2 summing the
+ * partials itself): each named in the configuration as given, in the build options, and
  * correct over three iterations on every device. */
 START_TEST(test_fused_blockings) {
   const cg_impl *impl = cl_mlp_impl();
@@ -1236,6 +1238,8 @@ START_TEST(test_fused_blockings) {
       {"R=2,VW=2,DB=1,THREE=1,DZ1A=0", {140, 37, 41, 6}, {"R", "VW", "DB", "THREE", "DZ1A"},
        {2, 2, 1, 1, 0}},
       {"R=2,KC=4,DB=1,TPG=2", {9, 70, 9, 3}, {"R", "KC", "DB", "TPG", NULL}, {2, 4, 1, 2}},
+      {"R=2,WGB=32,THREE=1", {40, 37, 41, 6}, {"R", "WGB", "THREE", NULL}, {2, 32, 1}},
+      {"R=1,WGB=2,THREE=0", {9, 37, 41, 3}, {"R", "WGB", "THREE", NULL}, {1, 2, 0}},
   };
   for (size_t b = 0; b < sizeof blockings / sizeof blockings[0]; ++b) {
     const shape s = blockings[b].s;

@@ -491,9 +491,9 @@ cleanup:
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
-    "STRATEGY", "TX",      "TY",      "R",          "RN",     "KC",   "TPG",    "VW",    "PF",
-    "STAGE",    "DB",      "FWR",     "UR",         "WPF",    "THREE", "DZ1A",  "RC",    "PERSIST",
-    "PGROUPS",  "SPIN",    "WG_PERSIST", "SPLITK", "DZ1P",   "SPLITS", "LOSSG", "PAD",  NULL};
+    "STRATEGY", "TX", "TY", "R", "RN", "KC", "TPG", "VW", "PF", "STAGE", "DB", "FWR", "UR", "WPF",
+    "WGB", "THREE", "DZ1A", "RC", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK", "DZ1P",
+    "SPLITS", "LOSSG", "PAD", NULL};
 
 /* The fused kernels' blocking (cg_fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */

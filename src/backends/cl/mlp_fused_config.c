@@ -226,9 +226,9 @@ cleanup:
   return rc;
 }
 
-/* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024), and which
- * launches run: a launch R when one work-group cannot sum the partials quickly (THREE), a launch
- * D for dz1 (DZ1A = 0). */
+/* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024; WGB
+ * overrides, a power of two within both), and which launches run: a launch R when one work-group
+ * cannot sum the partials quickly (THREE), a launch D for dz1 (DZ1A = 0). */
 static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
                              cg_error *err) {
@@ -243,6 +243,14 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
   CG_CHECK((size_t)c->wgb * sizeof(float) <= local_mem, CG_UNSUPPORTED,
            "variant fused needs %zu bytes of local memory for launch B, the device has %llu",
            (size_t)c->wgb * sizeof(float), (unsigned long long)local_mem);
+  c->wgb = cg_kernel_override(ov, "WGB", c->wgb, &c->origin.wgb);
+  CG_CHECK(c->wgb >= 1 && c->wgb <= 1024 && (c->wgb & (c->wgb - 1)) == 0, CG_BAD_INPUT,
+           "--kernel-param WGB=%d: must be a power of two from 1 to 1024", c->wgb);
+  CG_CHECK((size_t)c->wgb <= limit && (size_t)c->wgb * sizeof(float) <= local_mem,
+           CG_UNSUPPORTED,
+           "--kernel-param WGB=%d: launch B may have %zu work-items per group here (%llu bytes of "
+           "local memory)",
+           c->wgb, limit, (unsigned long long)local_mem);
   c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
@@ -322,16 +330,16 @@ cleanup:
 }
 
 /* The blocking of the fused kernels within each launch's work-items per group (`limits`) and
- * `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with
- * R x R register blocks, R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R
- * halves until there are at least half as many tiles as compute units, since a small shape is
- * latency-bound and wants work-groups while a big one wants register blocking. Then one row tile
- * per work-group (TPG). Launch B gets as many work-items as fit, up to 1024. Then two launches
- * when one work-group can sum the partials quickly (about 64 loads per work-item), else three.
- * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, THREE, DZ1A, RC, PAD)
- * replace the choices, for tuning on a device; the result stays correct for any valid setting. A value
- * that the local memory made smaller than the rule's choice is a fallback (mlp.c's build_fused
- * marks those that the kernels' work-group limits shrank). */
+ * `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with R x R register blocks,
+ * R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R halves until there are at
+ * least half as many tiles as compute units, since a small shape is latency-bound and wants
+ * work-groups while a big one wants register blocking. Then one row tile per work-group (TPG).
+ * Launch B gets as many work-items as fit, up to 1024. Then two launches when one work-group can
+ * sum the partials quickly (about 64 loads per work-item), else three. Overrides (TX, TY, R, RN,
+ * KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, WGB, THREE, DZ1A, RC, PAD) replace the choices, for
+ * tuning on a device; the result stays correct for any valid setting. A value that the local memory
+ * made smaller than the rule's choice is a fallback (mlp.c's build_fused marks those that the
+ * kernels' work-group limits shrank). */
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info,
                          const cg_fused_limits *limits, uint64_t local_mem,
                          const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
