@@ -40,3 +40,19 @@ ptxas_regs() { # json name [option...]
   step "$name" 60 env CUDA_CACHE_DISABLE=1 bash "$bundle/env.sh" "$bundle/build/cl_build_log" \
     NVIDIA cl/mlp.cl -I cl $opts "$@" -cl-nv-verbose
 }
+# `versus BINARY`, after device_call: `run NAME old|new ARGS...` then runs one clgauge command as
+# step NAME-old with BUNDLE/BINARY (a build carried beside the bundle's own, through its env.sh)
+# or as step NAME-new with the bundle's build, 120 s each, its JSON in NAME-old.json or
+# NAME-new.json, so that a call compares two builds in turn on one card.
+versus() { # binary
+  old=(bash "$bundle/env.sh" "$bundle/$1")
+}
+run() { # name old|new args...
+  local name=$1 build=$2
+  shift 2
+  if [ "$build" = old ]; then
+    step "$name-old" 120 "${old[@]}" "$@" --json "$o/$name-old.json"
+  else
+    step "$name-new" 120 "${clgauge[@]}" "$@" --json "$o/$name-new.json"
+  fi
+}

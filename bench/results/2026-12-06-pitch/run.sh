@@ -10,16 +10,7 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" pitch
-old=(bash "$bundle/env.sh" "$bundle/clgauge-3e001eb")
-run() { # name build args...
-  local name=$1 build=$2
-  shift 2
-  if [ "$build" = old ]; then
-    step "$name-old" 120 "${old[@]}" "$@" --json "$o/$name-old.json"
-  else
-    step "$name-new" 120 "${clgauge[@]}" "$@" --json "$o/$name-new.json"
-  fi
-}
+versus clgauge-3e001eb
 for round in 1 2; do
   for b in old new; do
     run big-$round $b mlp --device nvidia --backend cl --variant fused --preset big --iters 120 \
