@@ -2,7 +2,8 @@
 """Writes the kernel directories of run.sh: BUNDLE/kd/<variant>, each a copy of cl/ whose mlp.cl
 leaves out one part of launch A (a condition that never holds, `lr == 12345.0f`, keeps the
 compiler from dropping the work around it). Their results are wrong on purpose: only their
-times count.  Usage, from the checkout's root: python3 bench/results/2026-12-06-parts/variants.py .device"""
+times count. Usage, from the checkout's root:
+    python3 bench/results/2026-12-06-parts/variants.py .device"""
 import os
 import shutil
 import sys
