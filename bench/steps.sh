@@ -56,3 +56,16 @@ run() { # name old|new args...
     step "$name-new" 120 "${clgauge[@]}" "$@" --json "$o/$name-new.json"
   fi
 }
+# `versus_shapes "N D H O ITERS"...`, after versus: each mlp shape with the fused launches
+# (STRATEGY=0,PERSIST=0), ITERS iterations read back four times, as run mlp-N-D-H-O old, then new.
+versus_shapes() { # "batch din hidden dout iters"...
+  local sh b
+  for sh in "$@"; do
+    set -- $sh
+    for b in old new; do
+      run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
+        --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
+        --kernel-param STRATEGY=0,PERSIST=0
+    done
+  done
+}

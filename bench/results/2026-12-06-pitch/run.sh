@@ -26,16 +26,9 @@ for h in 4992 5000 5032 5096; do
       --kernel-param STRATEGY=0,PERSIST=0
   done
 done
-for sh in "8 1024 1024 8 400" "8 8192 8192 64 40" "16 4096 4096 16 100" "8 4096 4096 8 200" \
-          "1 2048 2048 1 400" "16 1024 8192 8 200" "32 2048 2048 8 400" "64 2048 2048 8 400" \
-          "32 4096 512 8 400"; do
-  set -- $sh
-  for b in old new; do
-    run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
-      --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
-      --kernel-param STRATEGY=0,PERSIST=0
-  done
-done
+versus_shapes "8 1024 1024 8 400" "8 8192 8192 64 40" "16 4096 4096 16 100" "8 4096 4096 8 200" \
+  "1 2048 2048 1 400" "16 1024 8192 8 200" "32 2048 2048 8 400" "64 2048 2048 8 400" \
+  "32 4096 512 8 400"
 # the persistent path (the default at small shapes) with w1's rows padded: 100 floats to 128
 run mlp-64-1000-100-8 new mlp --device nvidia --backend cl --variant fused --batch 64 --din 1000 \
   --hidden 100 --dout 8 --iters 400 --print-every 100

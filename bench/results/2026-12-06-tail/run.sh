@@ -18,16 +18,9 @@ done
 run big-RT0 new "${big[@]}" --kernel-param RT=0
 run big-RC16 new "${big[@]}" --kernel-param RC=16
 run big-RC64 new "${big[@]}" --kernel-param RC=64
-for sh in "64 4992 4992 8 120" "64 2048 2048 8 400" "128 2048 2048 8 400" "32 4096 512 8 400" \
-          "16 4096 4096 16 100" "16 1024 8192 8 200" "8 4096 4096 8 200" "8 8192 8192 64 40" \
-          "8 1024 1024 8 400" "1 2048 2048 1 400"; do
-  set -- $sh
-  for b in old new; do
-    run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
-      --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
-      --kernel-param STRATEGY=0,PERSIST=0
-  done
-done
+versus_shapes "64 4992 4992 8 120" "64 2048 2048 8 400" "128 2048 2048 8 400" "32 4096 512 8 400" \
+  "16 4096 4096 16 100" "16 1024 8192 8 200" "8 4096 4096 8 200" "8 8192 8192 64 40" \
+  "8 1024 1024 8 400" "1 2048 2048 1 400"
 for b in old new; do
   run mlp-64-1000-100-8 $b mlp --device nvidia --backend cl --variant fused --batch 64 \
     --din 1000 --hidden 100 --dout 8 --iters 400 --print-every 100

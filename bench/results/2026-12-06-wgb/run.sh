@@ -18,16 +18,8 @@ for round in 1 2; do
       --print-every 40
   done
 done
-for sh in "1 2048 2048 1 400" "8 1024 1024 8 400" "16 4096 4096 16 100" "64 2048 2048 8 400" \
-          "8 8192 8192 64 40" "256 2048 1024 16 200" "1024 1024 1024 64 100" \
-          "32 4096 512 8 400"; do
-  set -- $sh
-  for b in old new; do
-    run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
-      --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
-      --kernel-param STRATEGY=0,PERSIST=0
-  done
-done
+versus_shapes "1 2048 2048 1 400" "8 1024 1024 8 400" "16 4096 4096 16 100" "64 2048 2048 8 400" \
+  "8 8192 8192 64 40" "256 2048 1024 16 200" "1024 1024 1024 64 100" "32 4096 512 8 400"
 for p in TPG=2 PF=1 DB=1 KC=32 FWR=1 UR=1; do
   run big-${p/=/}-1 new mlp --device nvidia --backend cl --variant fused --preset big \
     --iters 120 --print-every 40 --kernel-param $p
