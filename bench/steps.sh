@@ -33,12 +33,16 @@ device_call() { # bundle out name
 # `ptxas_regs JSON NAME [OPTION...]`, after device_call: step NAME builds the fused mlp program
 # again with the build options of JSON's fused record, the OPTIONs and -cl-nv-verbose
 # (bench/cl_build_log, the driver's cache off), so that its log holds ptxas's register counts.
+# `ptxas_regs_in DIR JSON NAME [OPTION...]` does so with the kernels of DIR in place of cl/.
 ptxas_regs() { # json name [option...]
-  local opts json=$1 name=$2
-  shift 2
+  ptxas_regs_in cl "$@"
+}
+ptxas_regs_in() { # dir json name [option...]
+  local opts dir=$1 json=$2 name=$3
+  shift 3
   opts=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print([r for r in d['records'] if r['variant']=='fused'][0]['kernel']['build_options'])" "$json") || return
   step "$name" 60 env CUDA_CACHE_DISABLE=1 bash "$bundle/env.sh" "$bundle/build/cl_build_log" \
-    NVIDIA cl/mlp.cl -I cl $opts "$@" -cl-nv-verbose
+    NVIDIA "$dir/mlp.cl" -I "$dir" $opts "$@" -cl-nv-verbose
 }
 # `versus BINARY`, after device_call: `run NAME old|new ARGS...` then runs one clgauge command as
 # step NAME-old with BUNDLE/BINARY (a build carried beside the bundle's own, through its env.sh)
@@ -68,4 +72,47 @@ versus_shapes() { # "batch din hidden dout iters"...
         --kernel-param STRATEGY=0,PERSIST=0
     done
   done
+}
+# Kernel variants (BUNDLE/kd/VARIANT, written by a script beside the call's; `main` is the
+# embedded kernels), each run by the bundle's build in turn with main's, after device_call:
+# `variant_step NAME VARIANT ARGS...` runs clgauge ARGS with the variant's kernels as step NAME,
+# 120 s, its JSON in NAME.json; `variants_big ROUNDS VARIANT...` the big preset (120 iterations),
+# steps big-VARIANT-ROUND; `variants_shapes "VARIANT..." "N D H O ITERS"...` each mlp shape with
+# the fused launches (STRATEGY=0,PERSIST=0), ITERS iterations read back four times, steps
+# mlp-N-D-H-O-VARIANT; `variants_regs JSON VARIANT...` ptxas's counts of each, steps regs-VARIANT.
+variant_dir() { # variant
+  if [ "$1" = main ]; then echo cl; else echo "$bundle/kd/$1"; fi
+}
+variant_step() { # name variant args...
+  local name=$1 dir=()
+  [ "$2" = main ] || dir=(--kernel-dir "$bundle/kd/$2")
+  shift 2
+  step "$name" 120 "${clgauge[@]}" "$@" "${dir[@]}" --json "$o/$name.json"
+}
+variants_big() { # rounds variant...
+  local round v rounds=$1
+  shift
+  for round in $(seq "$rounds"); do
+    for v in "$@"; do
+      variant_step big-$v-$round $v mlp --device nvidia --backend cl --variant fused --preset big \
+        --iters 120 --print-every 40
+    done
+  done
+}
+variants_shapes() { # "variant..." "batch din hidden dout iters"...
+  local sh v variants=$1
+  shift
+  for sh in "$@"; do
+    set -- $sh
+    for v in $variants; do
+      variant_step mlp-$1-$2-$3-$4-$v $v mlp --device nvidia --backend cl --variant fused \
+        --batch $1 --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
+        --kernel-param STRATEGY=0,PERSIST=0
+    done
+  done
+}
+variants_regs() { # json variant...
+  local v json=$1
+  shift
+  for v in "$@"; do ptxas_regs_in "$(variant_dir $v)" "$json" regs-$v; done
 }

@@ -12,14 +12,14 @@ Same arguments, same results; for the GPU defaults' path (STAGE 1, DB 0, FWR 0, 
 check at build time. Usage, from the checkout's root:
     python3 bench/results/2026-12-06-fwpf/variant.py BUNDLE"""
 import os
-import shutil
 import sys
 
-src = open("cl/mlp.cl").read()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import kernel_variants as kv  # noqa: E402
+
 GUARD = ("#if !STAGE || DB || FWR || PF\n"
          "#error \"{name}: STAGE 1, DB 0, FWR 0, PF 0 only\"\n"
          "#endif\n")
-ANCHOR = "__kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void\nmlp_fused_wide("
 VARIANTS = {
     "pff": [
         ("          if (!PF || (ch == 0 && k0 == 0)) FETCH_FW(n0, k0);\n",
@@ -38,16 +38,5 @@ VARIANTS = {
     ],
 }
 for name, replacements in VARIANTS.items():
-    text = src
-    for old, new in replacements:
-        if text.count(old) != 1:
-            sys.exit(f"variant.py: cl/mlp.cl has {text.count(old)} of '{old.strip()[:60]}', not one")
-        text = text.replace(old, new)
-    if text.count(ANCHOR) != 1:
-        sys.exit("variant.py: launch A's kernel not found once in cl/mlp.cl")
-    text = text.replace(ANCHOR, GUARD.format(name=name) + ANCHOR)
-    out = os.path.join(sys.argv[1], "kd", name)
-    shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree("cl", out)
-    with open(os.path.join(out, "mlp.cl"), "w") as f:
-        f.write(text)
+    text = kv.replaced(kv.mlp_source(), replacements, name)
+    kv.write(sys.argv[1], name, kv.before_launch_a(text, GUARD.format(name=name), name))

@@ -5,14 +5,16 @@ compiler from dropping the work around it). Their results are wrong on purpose: 
 times count. Usage, from the checkout's root:
     python3 bench/results/2026-12-06-parts/variants.py .device"""
 import os
-import shutil
 import sys
 
-SRC = open("cl/mlp.cl").read()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import kernel_variants as kv  # noqa: E402
+
 UPD_LOAD = ("acc1[r][c] = (row < DIN && col < HID ? w1[row * LDH + col] : 0.0f) - lr * acc1[r][c];",
             "acc1[r][c] = 0.5f - lr * acc1[r][c];")
 UPD_STORE = ("if (backward && row < DIN && col < HID) w1[row * LDH + col] = acc1[r][c];",
-             "if (backward && row < DIN && col < HID && lr == 12345.0f) w1[row * LDH + col] = acc1[r][c];")
+             "if (backward && row < DIN && col < HID && lr == 12345.0f) "
+             "w1[row * LDH + col] = acc1[r][c];")
 BWD = ("      if (backward) {\n        for (int k = 0; k < KC; ++k) {",
        "      if (backward && lr == 12345.0f) {\n        for (int k = 0; k < KC; ++k) {")
 FWD = ("        if (forward && PF && FW_MORE(ch, k0)) FETCH_FW_NEXT(n0, k0);\n"
@@ -32,13 +34,4 @@ VARIANTS = {
 }
 
 for name, replacements in VARIANTS.items():
-    text = SRC
-    for old, new in replacements:
-        if old not in text:
-            sys.exit(f"variants.py: {name}: cl/mlp.cl has no '{old[:60]}...'")
-        text = text.replace(old, new)
-    out = os.path.join(sys.argv[1], "kd", name)
-    shutil.rmtree(out, ignore_errors=True)
-    shutil.copytree("cl", out)
-    with open(os.path.join(out, "mlp.cl"), "w") as f:
-        f.write(text)
+    kv.write(sys.argv[1], name, kv.replaced(kv.mlp_source(), replacements, name))

@@ -10,23 +10,26 @@ one row chunk of x, VW dividing RM/2, a row pitch of whole float4s), which it ch
 time. Usage, from the checkout's root:
     python3 bench/results/2026-12-06-ulm/variant.py BUNDLE"""
 import os
-import shutil
 import sys
 
-src = open("cl/mlp.cl").read()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import kernel_variants as kv  # noqa: E402
+
+ERROR = ("#error \"ulm: STAGE 1, DB 0, FWR 0, PF 0, TPG 1, one row chunk, RM/2 a multiple of VW, "
+         "LDH, BJ a multiple of 4 only\"")
 CHECKS = r"""
 #if !STAGE || DB || FWR || PF || TPG != 1 || NCH != 1 || (RM / 2) % VW || RM % 2 || LDH % 4 \
     || BJ % 4 || BI % (2 * KC)
-#error "ulm: STAGE 1, DB 0, FWR 0, PF 0, TPG 1, one row chunk, RM/2 a multiple of VW, LDH, BJ a multiple of 4 only"
+@ERROR@
 #endif
 #define HB (BI / 2)  /* rows of a half-tile */
 #define LDW (BJ + 4) /* its row pitch */
-"""
-ANCHOR = "__kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void\nmlp_fused_wide("
+""".replace("@ERROR@", ERROR)
 REPLACEMENTS = [
     # Bs (the g1 chunks of dz1) inside the half-tile, which is not live while they are
     ("  __local float Bs[KA][BJ] __attribute__((aligned(16))); /* dz1[n0+k][j0+j], then w1 */\n",
-     "  /* half a tile of g1, then of the updated w1; g1's chunks of dz1 (Bs) in its first rows */\n"
+     "  /* half a tile of g1, then of the updated w1; g1's chunks of dz1 (Bs) in its first"
+     " rows */\n"
      "  __local float Ws[HB][LDW] __attribute__((aligned(16)));\n"
      "  __local float(*Bs)[BJ] = (__local float(*)[BJ]) & Ws[0][0];\n"),
 ]
@@ -114,19 +117,10 @@ NEW_TAIL = r"""    if (tile == 0)
   }
 }
 """
-text = src
-for old, new in REPLACEMENTS:
-    if text.count(old) != 1:
-        sys.exit(f"variant.py: cl/mlp.cl has {text.count(old)} of '{old.strip()[:60]}', not one")
-    text = text.replace(old, new)
-if text.count(ANCHOR) != 1 or text.count(START) != 1:
-    sys.exit("variant.py: launch A's kernel or its update not found once in cl/mlp.cl")
+text = kv.replaced(kv.mlp_source(), REPLACEMENTS, "ulm")
+if text.count(START) != 1:
+    sys.exit("ulm: launch A's update not found once in cl/mlp.cl")
 a = text.index(START)
 b = text.index(END, a)
 text = text[:a] + NEW_TAIL.lstrip("\n") + text[b + len(END):]
-text = text.replace(ANCHOR, CHECKS.lstrip("\n") + ANCHOR)
-out = os.path.join(sys.argv[1], "kd", "ulm")
-shutil.rmtree(out, ignore_errors=True)
-shutil.copytree("cl", out)
-with open(os.path.join(out, "mlp.cl"), "w") as f:
-    f.write(text)
+kv.write(sys.argv[1], "ulm", kv.before_launch_a(text, CHECKS, "ulm"))

@@ -7,10 +7,11 @@ GPU defaults' path only (STAGE 1, DB 0, FWR 0, PF 0, TPG 1, one row chunk of x),
 at build time. Usage, from the checkout's root:
     python3 bench/results/2026-12-06-xonce/variant.py BUNDLE"""
 import os
-import shutil
 import sys
 
-src = open("cl/mlp.cl").read()
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import kernel_variants as kv  # noqa: E402
+
 REPLACEMENTS = [
     # the block of x in place of As (NC >= NB rows with one row chunk), row pitch a multiple of 4
     ("  __local float As[KA][LDS] __attribute__((aligned(16)));\n",
@@ -76,18 +77,6 @@ REDEFINE = r"""
     }                                                                                             \
   } while (0)
 """
-ANCHOR = "__kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void\nmlp_fused_wide("
 
-text = src
-for old, new in REPLACEMENTS:
-    if text.count(old) != 1:
-        sys.exit(f"variant.py: cl/mlp.cl has {text.count(old)} of '{old.strip()[:60]}', not one")
-    text = text.replace(old, new)
-if text.count(ANCHOR) != 1:
-    sys.exit("variant.py: launch A's kernel not found once in cl/mlp.cl")
-text = text.replace(ANCHOR, REDEFINE.lstrip("\n") + "\n" + ANCHOR)
-out = os.path.join(sys.argv[1], "kd", "xonce")
-shutil.rmtree(out, ignore_errors=True)
-shutil.copytree("cl", out)
-with open(os.path.join(out, "mlp.cl"), "w") as f:
-    f.write(text)
+text = kv.replaced(kv.mlp_source(), REPLACEMENTS, "xonce")
+kv.write(sys.argv[1], "xonce", kv.before_launch_a(text, REDEFINE + "\n", "xonce"))
