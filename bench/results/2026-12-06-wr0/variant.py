@@ -5,9 +5,11 @@ product, into registers that the chunk's staging has left dead, so that the firs
 update finds its old w1 in registers instead of waiting on device memory. Each work-item reads its
 own elements, which no other work-item writes in the launch. BUNDLE/kd/wr0p: the same with the
 last chunk peeled off the chunk loop, so that the early reads' registers are not live around the
-loop (in wr0 they are: ptxas gave it 165 registers). Same arguments, same results; for the GPU
-defaults' path (STAGE 1, DB 0, FWR 0; wr0p also PF 0), which they check at build time. Usage,
-from the checkout's root:
+loop (in wr0 they are: ptxas gave it 165 registers). BUNDLE/kd/wr0q: wr0p with the update's first
+round written out before the update's loop (in wr0p the choice between the early values and
+w1 in the loop's body left the loop rolled and the g1 block in a 256-byte stack frame). Same
+arguments, same results; for the GPU defaults' path (STAGE 1, DB 0, FWR 0; wr0p and wr0q also PF
+0), which they check at build time. Usage, from the checkout's root:
     python3 bench/results/2026-12-06-wr0/variant.py BUNDLE"""
 import os
 import sys
@@ -76,12 +78,25 @@ PEELED = ("    int n0 = 0;\n"
           "    for (; n0 + KC < NB; n0 += KC) G1_CHUNK(n0, 0);\n"
           "    G1_CHUNK(n0, 1);\n"
           "#if WPF\n")
-text = kv.replaced(kv.mlp_source(), REPLACEMENTS[:1] + REPLACEMENTS[2:], "wr0p")
-if text.count(LOOP_START) != 1:
-    sys.exit("wr0p: launch A's g1 loop not found once in cl/mlp.cl")
-a = text.index(LOOP_START)
-b = text.index(LOOP_END, a)
-text = text[:a] + PEELED + text[b + len(LOOP_END):]
-guard = GUARD.replace("DB || FWR", "DB || FWR || PF").replace("wr0:", "wr0p:").replace(
-    "FWR 0 only", "FWR 0, PF 0 only")
-kv.write(sys.argv[1], "wr0p", kv.before_launch_a(text, guard + CHUNK.lstrip("\n"), "wr0p"))
+FIRST_ROUND = (
+    "      for (int r0 = 0; r0 < RM; r0 += UR) {\n",
+    "      if (backward)\n"
+    "        for (int r = 0; r < UR && r < RM; ++r) {\n"
+    "          const int row = i0 + SHARE_AT(r, ty, TY, VW);\n"
+    "          for (int c = 0; c < RN; ++c) {\n"
+    "            const int col = j0 + SHARE_AT(c, tx, TX, VW);\n"
+    "            acc1[r][c] = pre[r][c] - lr * acc1[r][c];\n"
+    "            if (row < DIN && col < HID) w1[row * LDH + col] = acc1[r][c];\n"
+    "          }\n"
+    "        }\n"
+    "      for (int r0 = UR; r0 < RM; r0 += UR) {\n")
+for name, update in (("wr0p", REPLACEMENTS[2]), ("wr0q", FIRST_ROUND)):
+    text = kv.replaced(kv.mlp_source(), [REPLACEMENTS[0], update], name)
+    if text.count(LOOP_START) != 1:
+        sys.exit(f"{name}: launch A's g1 loop not found once in cl/mlp.cl")
+    a = text.index(LOOP_START)
+    b = text.index(LOOP_END, a)
+    text = text[:a] + PEELED + text[b + len(LOOP_END):]
+    guard = GUARD.replace("DB || FWR", "DB || FWR || PF").replace("wr0:", name + ":").replace(
+        "FWR 0 only", "FWR 0, PF 0 only")
+    kv.write(sys.argv[1], name, kv.before_launch_a(text, guard + CHUNK.lstrip("\n"), name))
