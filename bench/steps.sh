@@ -44,6 +44,15 @@ ptxas_regs_in() { # dir json name [option...]
   step "$name" 60 env CUDA_CACHE_DISABLE=1 bash "$bundle/env.sh" "$bundle/build/cl_build_log" \
     NVIDIA "$dir/mlp.cl" -I "$dir" $opts "$@" -cl-nv-verbose
 }
+# The mlp commands the call scripts compare: `big_preset`, the big preset with 120 iterations read
+# back three times; `mlp_shape N D H O ITERS` sets `shape` to shape N x D x H x O with the fused
+# launches (STRATEGY=0,PERSIST=0), ITERS iterations read back four times.
+big_preset=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120
+            --print-every 40)
+mlp_shape() { # batch din hidden dout iters
+  shape=(mlp --device nvidia --backend cl --variant fused --batch $1 --din $2 --hidden $3
+         --dout $4 --iters $5 --print-every $(( $5 / 4 )) --kernel-param STRATEGY=0,PERSIST=0)
+}
 # `versus BINARY`, after device_call: `run NAME old|new ARGS...` then runs one clgauge command as
 # step NAME-old with BUNDLE/BINARY (a build carried beside the bundle's own, through its env.sh)
 # or as step NAME-new with the bundle's build, 120 s each, its JSON in NAME-old.json or
@@ -60,26 +69,31 @@ run() { # name old|new args...
     step "$name-new" 120 "${clgauge[@]}" "$@" --json "$o/$name-new.json"
   fi
 }
-# `versus_shapes "N D H O ITERS"...`, after versus: each mlp shape with the fused launches
-# (STRATEGY=0,PERSIST=0), ITERS iterations read back four times, as run mlp-N-D-H-O old, then new.
+# `versus_big ROUNDS`, after versus: the big preset as run big-ROUND old, then new, ROUNDS times.
+versus_big() { # rounds
+  local round b
+  for round in $(seq "$1"); do
+    for b in old new; do run big-$round $b "${big_preset[@]}"; done
+  done
+}
+# `versus_shapes "N D H O ITERS"...`, after versus: each mlp shape (mlp_shape) as run
+# mlp-N-D-H-O old, then new.
 versus_shapes() { # "batch din hidden dout iters"...
   local sh b
   for sh in "$@"; do
+    mlp_shape $sh
     set -- $sh
-    for b in old new; do
-      run mlp-$1-$2-$3-$4 $b mlp --device nvidia --backend cl --variant fused --batch $1 \
-        --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
-        --kernel-param STRATEGY=0,PERSIST=0
-    done
+    for b in old new; do run mlp-$1-$2-$3-$4 $b "${shape[@]}"; done
   done
 }
 # Kernel variants (BUNDLE/kd/VARIANT, written by a script beside the call's; `main` is the
 # embedded kernels), each run by the bundle's build in turn with main's, after device_call:
 # `variant_step NAME VARIANT ARGS...` runs clgauge ARGS with the variant's kernels as step NAME,
-# 120 s, its JSON in NAME.json; `variants_big ROUNDS VARIANT...` the big preset (120 iterations),
-# steps big-VARIANT-ROUND; `variants_shapes "VARIANT..." "N D H O ITERS"...` each mlp shape with
-# the fused launches (STRATEGY=0,PERSIST=0), ITERS iterations read back four times, steps
-# mlp-N-D-H-O-VARIANT; `variants_regs JSON VARIANT...` ptxas's counts of each, steps regs-VARIANT.
+# 120 s, its JSON in NAME.json; `variants_big ROUNDS VARIANT...` the big preset, steps
+# big-VARIANT-ROUND; `variants_shapes "VARIANT..." "N D H O ITERS"...` each mlp shape (mlp_shape),
+# steps mlp-N-D-H-O-VARIANT; `variants_regs JSON VARIANT...` ptxas's counts of each, steps
+# regs-VARIANT, from the build options of JSON's fused record; `variants_regs_first VARIANT...`
+# the same from a short run of main's kernels at the big preset first (step big-main-0).
 variant_dir() { # variant
   if [ "$1" = main ]; then echo cl; else echo "$bundle/kd/$1"; fi
 }
@@ -93,26 +107,25 @@ variants_big() { # rounds variant...
   local round v rounds=$1
   shift
   for round in $(seq "$rounds"); do
-    for v in "$@"; do
-      variant_step big-$v-$round $v mlp --device nvidia --backend cl --variant fused --preset big \
-        --iters 120 --print-every 40
-    done
+    for v in "$@"; do variant_step big-$v-$round $v "${big_preset[@]}"; done
   done
 }
 variants_shapes() { # "variant..." "batch din hidden dout iters"...
   local sh v variants=$1
   shift
   for sh in "$@"; do
+    mlp_shape $sh
     set -- $sh
-    for v in $variants; do
-      variant_step mlp-$1-$2-$3-$4-$v $v mlp --device nvidia --backend cl --variant fused \
-        --batch $1 --din $2 --hidden $3 --dout $4 --iters $5 --print-every $(( $5 / 4 )) \
-        --kernel-param STRATEGY=0,PERSIST=0
-    done
+    for v in $variants; do variant_step mlp-$1-$2-$3-$4-$v $v "${shape[@]}"; done
   done
 }
 variants_regs() { # json variant...
   local v json=$1
   shift
   for v in "$@"; do ptxas_regs_in "$(variant_dir $v)" "$json" regs-$v; done
+}
+variants_regs_first() { # variant...
+  variant_step big-main-0 main mlp --device nvidia --backend cl --variant fused --preset big \
+    --iters 40 --print-every 20
+  variants_regs "$o/big-main-0.json" "$@"
 }

@@ -9,14 +9,13 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" async
-big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 for round in 1 2; do
-  step big-$round 120 "${clgauge[@]}" "${big[@]}" --json "$o/big-$round.json"
+  step big-$round 120 "${clgauge[@]}" "${big_preset[@]}" --json "$o/big-$round.json"
 done
 rm -rf "$bundle/kd/asyncprobe"
 cp -r "$here/../cl" "$bundle/kd/asyncprobe"
 cat "$here/results/2026-12-06-async/probe.cl" >> "$bundle/kd/asyncprobe/mlp.cl"
-step big-probe 120 "${clgauge[@]}" "${big[@]}" --kernel-dir "$bundle/kd/asyncprobe" \
+step big-probe 120 "${clgauge[@]}" "${big_preset[@]}" --kernel-dir "$bundle/kd/asyncprobe" \
   --json "$o/big-probe.json"
 step probe-ptx 30 python3 - "$o/cache" <<'PY'
 import os, sys

@@ -10,9 +10,4 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" h200
 versus clgauge-3e001eb
-for round in 1 2 3; do
-  for b in old new; do
-    run big-$round $b mlp --device nvidia --backend cl --variant fused --preset big --iters 120 \
-      --print-every 40
-  done
-done
+versus_big 3

@@ -20,19 +20,20 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" parts
-big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 # main before this call's change (4e77deb), on whichever card the call gets
 for round in 1 2; do
-  step big-4e77deb-$round 120 bash "$bundle/env.sh" "$bundle/clgauge-4e77deb" "${big[@]}" \
+  step big-4e77deb-$round 120 bash "$bundle/env.sh" "$bundle/clgauge-4e77deb" "${big_preset[@]}" \
     --json "$o/big-4e77deb-$round.json"
 done
 for round in 1 2; do
-  step big-embedded-$round 120 "${clgauge[@]}" "${big[@]}" --json "$o/big-embedded-$round.json"
-  step big-wf-$round 120 "${clgauge[@]}" "${big[@]}" --kernel-param WF=1 \
+  step big-embedded-$round 120 "${clgauge[@]}" "${big_preset[@]}" \
+    --json "$o/big-embedded-$round.json"
+  step big-wf-$round 120 "${clgauge[@]}" "${big_preset[@]}" --kernel-param WF=1 \
     --json "$o/big-wf-$round.json"
 done
 for v in same noupdmem nobwd nofwd nopart computeonly memonly; do
-  step big-$v 120 "${clgauge[@]}" "${big[@]}" --kernel-dir "$bundle/kd/$v" --json "$o/big-$v.json"
+  step big-$v 120 "${clgauge[@]}" "${big_preset[@]}" --kernel-dir "$bundle/kd/$v" \
+    --json "$o/big-$v.json"
 done
 for sh in "64 2048 2048 8 400" "128 2048 2048 8 400" "16 4096 4096 16 100" "8 4096 4096 8 200"; do
   set -- $sh

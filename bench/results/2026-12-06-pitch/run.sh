@@ -13,11 +13,9 @@ device_call "$1" "$2" pitch
 versus clgauge-3e001eb
 for round in 1 2; do
   for b in old new; do
-    run big-$round $b mlp --device nvidia --backend cl --variant fused --preset big --iters 120 \
-      --print-every 40
+    run big-$round $b "${big_preset[@]}"
   done
-  run big-rc32-$round new mlp --device nvidia --backend cl --variant fused --preset big \
-    --iters 120 --print-every 40 --kernel-param RC=32
+  run big-rc32-$round new "${big_preset[@]}" --kernel-param RC=32
 done
 for h in 4992 5000 5032 5096; do
   for b in old new; do

@@ -22,13 +22,12 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 device_call "$1" "$2" r-waves
 old=(bash "$1/env.sh" "$3")
 swap=(bash "$1/env.sh" "$4")
-big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
 for round in 1 2; do
-  step big-old-$round 120 "${old[@]}" "${big[@]}" --json "$o/big-old-$round.json"
-  step big-new-$round 120 "${clgauge[@]}" "${big[@]}" --json "$o/big-new-$round.json"
-  step big-new-RC_16-$round 120 "${clgauge[@]}" "${big[@]}" --kernel-param RC=16 \
+  step big-old-$round 120 "${old[@]}" "${big_preset[@]}" --json "$o/big-old-$round.json"
+  step big-new-$round 120 "${clgauge[@]}" "${big_preset[@]}" --json "$o/big-new-$round.json"
+  step big-new-RC_16-$round 120 "${clgauge[@]}" "${big_preset[@]}" --kernel-param RC=16 \
     --json "$o/big-new-RC_16-$round.json"
-  step big-swap-$round 120 "${swap[@]}" "${big[@]}" --json "$o/big-swap-$round.json"
+  step big-swap-$round 120 "${swap[@]}" "${big_preset[@]}" --json "$o/big-swap-$round.json"
 done
 shape() { # build-name round batch din hidden dout
   local -n bin=$1

@@ -12,8 +12,8 @@ bash "$here/results/2026-12-06-r-waves/run2.sh" "$1" "$2"
 device_call "$1" "$2" rc
 for round in 1 2; do
   for rc in 32 16; do
-    step big-rc$rc-$round 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \
-      --preset big --iters 120 --print-every 40 --kernel-param RC=$rc --json "$o/big-rc$rc-$round.json"
+    step big-rc$rc-$round 120 "${clgauge[@]}" "${big_preset[@]}" --kernel-param RC=$rc \
+      --json "$o/big-rc$rc-$round.json"
   done
 done
 for sh in "64 8192 8192 8 32 16" "64 4096 8192 64 32 16" "128 4096 4096 16 16 8" \

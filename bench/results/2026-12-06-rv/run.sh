@@ -10,8 +10,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 device_call "$1" "$2" rv
 for round in 1 2 3; do
   for rv in 1 4; do
-    step big-rv$rv-$round 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \
-      --preset big --iters 120 --print-every 40 --kernel-param RV=$rv \
+    step big-rv$rv-$round 120 "${clgauge[@]}" "${big_preset[@]}" --kernel-param RV=$rv \
       --json "$o/big-rv$rv-$round.json"
   done
 done

@@ -11,13 +11,10 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" tail
 versus clgauge-4e77deb
-big=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120 --print-every 40)
-for round in 1 2; do
-  for b in old new; do run big-$round $b "${big[@]}"; done
-done
-run big-RT0 new "${big[@]}" --kernel-param RT=0
-run big-RC16 new "${big[@]}" --kernel-param RC=16
-run big-RC64 new "${big[@]}" --kernel-param RC=64
+versus_big 2
+run big-RT0 new "${big_preset[@]}" --kernel-param RT=0
+run big-RC16 new "${big_preset[@]}" --kernel-param RC=16
+run big-RC64 new "${big_preset[@]}" --kernel-param RC=64
 versus_shapes "64 4992 4992 8 120" "64 2048 2048 8 400" "128 2048 2048 8 400" "32 4096 512 8 400" \
   "16 4096 4096 16 100" "16 1024 8192 8 200" "8 4096 4096 8 200" "8 8192 8192 64 40" \
   "8 1024 1024 8 400" "1 2048 2048 1 400"

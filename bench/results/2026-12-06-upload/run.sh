@@ -8,11 +8,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" upload
-step big-old 120 bash "$bundle/env.sh" "$bundle/clgauge-3e001eb" mlp --device nvidia \
-  --backend cl --variant fused --preset big --iters 120 --print-every 40 --json "$o/big-old.json"
+step big-old 120 bash "$bundle/env.sh" "$bundle/clgauge-3e001eb" "${big_preset[@]}" \
+  --json "$o/big-old.json"
 for round in 1 2; do
-  step big-new-$round 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \
-    --preset big --iters 120 --print-every 40 --json "$o/big-new-$round.json"
+  step big-new-$round 120 "${clgauge[@]}" "${big_preset[@]}" --json "$o/big-new-$round.json"
 done
 # the persistent path (the default at small shapes), which keeps w1 dense: hidden 100
 step mlp-64-1000-100-8-new 120 "${clgauge[@]}" mlp --device nvidia --backend cl --variant fused \

@@ -12,15 +12,9 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" wgb
 versus clgauge-4e77deb
-for round in 1 2; do
-  for b in old new; do
-    run big-$round $b mlp --device nvidia --backend cl --variant fused --preset big --iters 120 \
-      --print-every 40
-  done
-done
+versus_big 2
 versus_shapes "1 2048 2048 1 400" "8 1024 1024 8 400" "16 4096 4096 16 100" "64 2048 2048 8 400" \
   "8 8192 8192 64 40" "256 2048 1024 16 200" "1024 1024 1024 64 100" "32 4096 512 8 400"
 for p in TPG=2 PF=1 DB=1 KC=32 FWR=1 UR=1; do
-  run big-${p/=/}-1 new mlp --device nvidia --backend cl --variant fused --preset big \
-    --iters 120 --print-every 40 --kernel-param $p
+  run big-${p/=/}-1 new "${big_preset[@]}" --kernel-param $p
 done

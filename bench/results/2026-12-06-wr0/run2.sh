@@ -10,8 +10,6 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" wr0p
-variant_step big-main-0 main mlp --device nvidia --backend cl --variant fused --preset big \
-  --iters 40 --print-every 20
-variants_regs "$o/big-main-0.json" main wr0p
+variants_regs_first main wr0p
 variants_big 3 main wr0p
 variants_shapes "main wr0p" "64 2048 2048 8 400" "16 4096 4096 16 100" "64 8192 8192 8 60"

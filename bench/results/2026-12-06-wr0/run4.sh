@@ -10,8 +10,6 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" wr0q
-variant_step big-main-0 main mlp --device nvidia --backend cl --variant fused --preset big \
-  --iters 40 --print-every 20
-variants_regs "$o/big-main-0.json" main wr0q
+variants_regs_first main wr0q
 variants_big 2 main wr0q
 variants_shapes "main wr0q" "64 2048 2048 8 400"
