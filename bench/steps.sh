@@ -50,8 +50,9 @@ ptxas_regs_in() { # dir json name [option...]
 big_preset=(mlp --device nvidia --backend cl --variant fused --preset big --iters 120
             --print-every 40)
 mlp_shape() { # batch din hidden dout iters
-  shape=(mlp --device nvidia --backend cl --variant fused --batch $1 --din $2 --hidden $3
-         --dout $4 --iters $5 --print-every $(( $5 / 4 )) --kernel-param STRATEGY=0,PERSIST=0)
+  # shellcheck disable=SC2054 # the commas are one --kernel-param's
+  shape=(mlp --device nvidia --backend cl --variant fused --batch "$1" --din "$2" --hidden "$3"
+         --dout "$4" --iters "$5" --print-every $(( $5 / 4 )) --kernel-param STRATEGY=0,PERSIST=0)
 }
 # `versus BINARY`, after device_call: `run NAME old|new ARGS...` then runs one clgauge command as
 # step NAME-old with BUNDLE/BINARY (a build carried beside the bundle's own, through its env.sh)
