@@ -113,7 +113,7 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
 }
 
 #ifdef MLP_FUSED
-/* The fused step: two or three launches per iteration, no device-wide barrier (OpenCL 1.2 cannot
+/* The fused step: two to five launches per iteration, no device-wide barrier (OpenCL 1.2 cannot
  * provide one portably: work-groups need not be co-resident), so every sum that crosses
  * work-groups ends a launch.
  *
@@ -125,6 +125,9 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * written once per iteration; x and dz1 go through local memory in chunks of KC, and each
  * work-item keeps an RM x RN block of g1 and an RM2 x RN block of the partial product.
  * h1 = relu(sum over the row groups of the partials) needs all row groups, so it ends launch A.
+ * A split iteration (PART below) runs the backward part over all of w1 first, as a launch G of
+ * its own build and blocking, then launch A with the forward part alone: w1 is read twice, but
+ * each work-item keeps one register block, not two.
  *
  * Then either
  *  - two launches (THREE == 0, the partials small enough for one work-group): launch B ("small",
@@ -140,14 +143,16 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  *    touches an N x H or H x O array: on a GPU a single work-group streaming those takes
  *    hundreds of microseconds at H = 5000.
  * With two launches DZ1A may be set too (B then keeps the w2 of dz1 in w2p for launch A).
- * A batch of k iterations is A(forward only), then k times [R,] B, A(backward [+ forward of the
- * next iteration]); the last A only finishes the backward part, and with three launches a last
+ * A batch of k iterations is A(forward only), then k times [R,] B, [D,] A(backward [+ forward of
+ * the next iteration]), or split, [R,] B, [D,] G, [A(forward of the next)]; the last A (G) only
+ * finishes the backward part, and with three launches a last
  * R(w2 update only) follows it, so the weights after the batch are those of k full steps.
  * Barriers stay outside conditionals, even uniform ones, which some drivers mishandle; the flags
  * only gate the work between them.
  *
  * Macros (set by src/backends/cl/mlp_fused_config.c): NB, DIN, HID, DOUT the shape; TX x TY
- * work-items of A; RM, RN, RM2, KC, TPG as above; VW, VW2, PF, STAGE, DB, FWR, KV, UR, WPF below;
+ * work-items of A (of G in G's build); RM, RN, RM2, KC, TPG as above; PART, VW, VW2, PF, STAGE,
+ * DB, FWR, KV, UR, WPF below;
  * RGROUPS the row groups of A (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB:
  * launch R's work-items, rows, columns and column blocks; WGB: work-items of launch B, a power of
  * two; LDH: the row pitch, HID or more, of w1, h1, dz1 and each row group's partials (rows that
@@ -359,10 +364,20 @@ inline float mlp_dz1(__global const float *h1, __global const float *dz2,
     }                                                                                             \
   } while (0)
 
+/* PART: which of launch A's parts this build of it runs, 0 both (as `backward` and `forward`
+ * ask), 1 the backward part alone (launch G of a split iteration), 2 the forward part alone
+ * (launch A of a split iteration). A split gives each part a build of its own, with a blocking
+ * of its own and without the other part's code and registers. */
+#ifndef PART
+#define PART 0
+#endif
+
 __kernel __attribute__((reqd_work_group_size(WGA, 1, 1))) void
 mlp_fused_wide(__global const float *x, __global float *w1, __global const float *dz1,
                __global const float *h1, __global const float *dz2, __global const float *w2p,
-               __global float *part, const float lr, const int backward, const int forward) {
+               __global float *part, const float lr, const int backward_asked,
+               const int forward_asked) {
+  const int backward = PART != 2 && backward_asked, forward = PART != 1 && forward_asked;
   /* x[n0+k][i0+i] (g1), then x[n0+n][i0+k0+k] as As[k][n]; aligned for the vector reads */
 #if DB
   __local float As2[2][KA][LDS] __attribute__((aligned(16)));
@@ -457,7 +472,7 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
      * each read waits for the store before it unless the compiler proves the two apart), without
      * the addresses of the whole block live at once. With FWR the tile as it now is (updated
      * where `backward`) stays in acc1 for the forward part, read even when not `backward`. */
-    if (FWR || backward) {
+    if (backward || FWR) {
       for (int r0 = 0; r0 < RM; r0 += UR) {
         for (int r = r0; r < r0 + UR && r < RM; ++r) {
           const int row = i0 + SHARE_AT(r, ty, TY, VW);
@@ -559,6 +574,8 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
   }
 }
 
+/* the other launches, which launch G's build (PART 1) leaves out */
+#if PART != 1
 #if THREE
 /* Launch R: a work-group per RC columns of h1 (all NB rows). First, when `pending`, the w2
  * update of the previous iteration for its rows of w2 (g2 = h1^T dz2 from the h1 and dz2 that
@@ -763,4 +780,5 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
   }
 #endif
 }
+#endif /* PART != 1 */
 #endif

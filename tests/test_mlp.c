@@ -796,8 +796,8 @@ static void expect_param(const cg_kernel_config *c, const char *name, int value,
  * fallback unless `overridden` lists it. */
 static void expect_fused_names(const cg_kernel_config *c, const char *const *overridden,
                                const char *where) {
-  static const char *const names[] = {"TX",  "TY", "R",   "RN",    "KC",   "TPG", "DB",
-                                      "FWR", "UR", "WPF", "THREE", "DZ1A", "RC"};
+  static const char *const names[] = {"TX",  "TY", "R",   "RN",    "KC",   "TPG",  "DB",
+                                      "FWR", "UR", "WPF", "THREE", "DZ1A", "RC", "SPLIT"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const cg_kernel_param *p = find_param(c, names[i]);
     ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, names[i]);
@@ -1052,7 +1052,11 @@ START_TEST(test_fused_overrides) {
              {"DB=-1", 17}, {"FWR=1,DB=1", 17}, {"DB=1,STAGE=0", 17},
              {"DB=1,FWR=2", 17}, /* FWR=2 named as given, before a CPU driver's fallback */
              {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=2", 17}, {"WPF=-1", 17},
-             {"WGB=0", 17},      {"WGB=3", 17},    {"WGB=2048", 17}};
+             {"WGB=0", 17},      {"WGB=3", 17},    {"WGB=2048", 17},
+             {"SPLIT=2", 17},    {"SPLIT=-1", 17}, {"SPLIT=1,GR=0", 17},
+             {"SPLIT=1,GR=17", 17}, {"SPLIT=1,GRN=0", 17}, {"SPLIT=1,GKC=0", 17},
+             {"SPLIT=1,GUR=0", 17}, {"SPLIT=1,GR=2,GUR=3", 17}, {"SPLIT=1,GTX=1000", 17},
+             {"SPLIT=1,GTX=16,GTY=32", 17}};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
     parse_overrides(&ov, bad[i].text);
     cg_mlp_setup setup = p.setup;
@@ -1193,6 +1197,16 @@ START_TEST(test_products_routes) {
 }
 END_TEST
 
+/* Whether the overrides' text ("NAME=VALUE,...") sets `name`. */
+static bool overrides_name(const char *text, const char *name) {
+  const size_t n = strlen(name);
+  for (const char *p = text; p; p = strchr(p, ',')) {
+    if (*p == ',') ++p;
+    if (strncmp(p, name, n) == 0 && p[n] == '=') return true;
+  }
+  return false;
+}
+
 /* Blockings that fused_configure picks on some device but the CPU drivers' own picks never reach
  * (R = 8, 4, 2, 1 with the default work-groups; more row chunks than one; three launches with a
  * wide register block; the smallest chunk), and the settings only an override gives (TPG = 2,
@@ -1203,7 +1217,14 @@ END_TEST
  * default), 3 of R = 4 (a last step of one row) and 2 of 2 with FWR, the tile read ahead, WPF,
  * with and without FWR; launch B with 32 work-items summing R's shares, and with 2 summing the
  * partials itself): each named in the configuration as given, in the build options, and
- * correct over three iterations on every device. */
+ * correct over three iterations on every device. Then the split iteration (SPLIT=1: launch G,
+ * the backward part in a build of its own, then launch A with the forward part alone, built
+ * with -DPART=2): at launch G's defaults (4 x 4 blocks, the batch in one chunk, the update a row
+ * at a time, named defaults), a chunk of 3 over a batch of 9 with the update two rows at a time
+ * under launch A's two row tiles per work-group, one-row blocks of 4 columns on 4 x 8 work-items
+ * over a batch of 140 (by default three even chunks of 47 rows in G; several row chunks of x in
+ * A) with launch D, two launches with dz1 in launch G, and 8 x 8 blocks updated all at once at
+ * 1 x 17 x 5 x 1. */
 START_TEST(test_fused_blockings) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
@@ -1214,8 +1235,8 @@ START_TEST(test_fused_blockings) {
   static const struct {
     const char *text;
     shape s;
-    const char *names[6];
-    int values[6];
+    const char *names[10];
+    int values[10];
   } blockings[] = {
       {"R=8,UR=2", {40, 37, 41, 6}, {"R", "UR", NULL}, {8, 2}},
       {"R=4", {40, 37, 41, 6}, {"R", NULL}, {4}},
@@ -1240,6 +1261,21 @@ START_TEST(test_fused_blockings) {
       {"R=2,KC=4,DB=1,TPG=2", {9, 70, 9, 3}, {"R", "KC", "DB", "TPG", NULL}, {2, 4, 1, 2}},
       {"R=2,WGB=32,THREE=1", {40, 37, 41, 6}, {"R", "WGB", "THREE", NULL}, {2, 32, 1}},
       {"R=1,WGB=2,THREE=0", {9, 37, 41, 3}, {"R", "WGB", "THREE", NULL}, {1, 2, 0}},
+      {"SPLIT=1,PERSIST=0", {40, 37, 41, 6}, {"SPLIT", "GR", "GRN", "GKC", "GUR", NULL},
+       {1, 4, 4, 40, 1}},
+      {"SPLIT=1,R=2,TPG=2,GR=2,GKC=3,GUR=2,PERSIST=0",
+       {9, 70, 9, 3},
+       {"SPLIT", "R", "TPG", "GR", "GKC", "GUR", NULL},
+       {1, 2, 2, 2, 3, 2}},
+      {"SPLIT=1,R=1,GR=1,GRN=4,GTX=4,GTY=8,THREE=1,DZ1A=0,PERSIST=0",
+       {140, 37, 41, 6},
+       {"SPLIT", "R", "GR", "GRN", "GTX", "GTY", "GKC", "THREE", "DZ1A", NULL},
+       {1, 1, 1, 4, 4, 8, 47, 1, 0}},
+      {"SPLIT=1,R=2,THREE=0,DZ1A=1,PERSIST=0",
+       {9, 37, 41, 3},
+       {"SPLIT", "R", "THREE", "DZ1A", NULL},
+       {1, 2, 0, 1}},
+      {"SPLIT=1,GR=8,GUR=8,PERSIST=0", {1, 17, 5, 1}, {"SPLIT", "GR", "GUR", NULL}, {1, 8, 8}},
   };
   for (size_t b = 0; b < sizeof blockings / sizeof blockings[0]; ++b) {
     const shape s = blockings[b].s;
@@ -1251,11 +1287,18 @@ START_TEST(test_fused_blockings) {
     cg_prepared prep;
     prepare_fused(&o, blockings[b].text, s, b % 2 == 1, &rng, name, &in, &p, &prep);
     for (int k = 0; blockings[b].names[k]; ++k) {
-      expect_param(&prep.config, blockings[b].names[k], blockings[b].values[k],
-                   CG_ORIGIN_OVERRIDE, name);
-      const char *define = strcmp(blockings[b].names[k], "R") == 0 ? "RM" : blockings[b].names[k];
+      const char *param = blockings[b].names[k];
+      expect_param(&prep.config, param, blockings[b].values[k],
+                   overrides_name(blockings[b].text, param) ? CG_ORIGIN_OVERRIDE
+                                                            : CG_ORIGIN_DEFAULT,
+                   name);
+      /* launch G's parameters are its own build's; SPLIT is launch A's PART */
+      if (param[0] == 'G') continue;
+      const bool split = strcmp(param, "SPLIT") == 0;
+      const char *define = strcmp(param, "R") == 0 ? "RM" : split ? "PART" : param;
       char want[32];
-      snprintf(want, sizeof want, "-D%s=%d ", define, blockings[b].values[k]);
+      snprintf(want, sizeof want, "-D%s=%d ", define,
+               split ? 2 * blockings[b].values[k] : blockings[b].values[k]);
       ck_assert_msg(strstr(prep.config.build_options, want), "%s: '%s' not in '%s'", name, want,
                     prep.config.build_options);
     }

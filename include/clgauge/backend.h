@@ -97,7 +97,7 @@ typedef struct cg_run_result {
                                record's kernel path; NULL otherwise. Owned by the instance. */
 } cg_run_result;
 
-enum { CG_MAX_TUNE_AXES = 16, CG_MAX_TUNE_VALUES = 8 };
+enum { CG_MAX_TUNE_AXES = 20, CG_MAX_TUNE_VALUES = 8 };
 
 /* What clgauge tune searches for one variant: kernel parameters (names the implementation takes
  * as --kernel-param) and their candidate values. A candidate that does not fit a device is

@@ -14,7 +14,7 @@ typedef enum cg_origin {
 } cg_origin;
 const char *cg_origin_name(cg_origin origin);
 
-enum { CG_MAX_KERNEL_PARAMS = 32, CG_MAX_OVERRIDES = 16 };
+enum { CG_MAX_KERNEL_PARAMS = 40, CG_MAX_OVERRIDES = 24 };
 
 typedef struct cg_kernel_param {
   const char *name; /* static string: the -D macro of the kernel source, e.g. "TS" */

@@ -30,9 +30,12 @@ typedef struct cl_mlp {
   cl_kernel gemm;
   size_t ts;
   cg_mlp_products prod; /* the products strategy */
-  /* fused */
+  /* fused; with a split iteration, launch G's program and kernel and its configuration too */
   cl_kernel wide, reduce, small, dz1k;
   cg_fused_config cfg;
+  cl_program gprogram;
+  cl_kernel gwide;
+  cg_fused_config gcfg;
   cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2;
   /* w1 with rows LDH floats apart for the fused launches, copied from md's dense w1 at upload and
    * back at download (NULL where LDH is hidden); dense_w1: LDH is hidden, since the persistent
@@ -56,13 +59,14 @@ static void cl_mlp_release(void *state) {
   cg_mlp_step_release(&m->step);
   cg_mlp_products_release(&m->prod);
   cg_cl_mlp_persistent_release(m->persist);
-  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small, m->dz1k, m->copy_rows};
+  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small, m->dz1k, m->copy_rows, m->gwide};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
   cl_mem *bufs[] = {&m->h1,  &m->h2,   &m->dy,    &m->dz2, &m->dz1,
                     &m->w2p, &m->part, &m->part2, &m->w1p};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
   if (m->program) clReleaseProgram(m->program);
+  if (m->gprogram) clReleaseProgram(m->gprogram);
   free(m);
 }
 
@@ -151,21 +155,32 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
   CG_TRY(cg_cl_device_limits(info, &dev, err));
   /* every fused launch is a row of work-items: the first dimension's limit bounds it too */
   const size_t device_limit = dev.items < dev.dim[0] ? dev.items : dev.dim[0];
-  cg_fused_limits limits = {device_limit, device_limit, device_limit};
+  cg_fused_limits limits = {device_limit, device_limit, device_limit, device_limit};
   uint64_t budget = dev.local_mem;
-  cg_fused_config first = {0};
+  cg_fused_config first = {0}, gfirst = {0};
+  cg_fused_config *g = &m->gcfg;
   for (bool configured = false;; configured = true) {
     cg_fused_config *c = &m->cfg;
-    CG_TRY(cg_fused_configure(s, info, &limits, budget, env->overrides, c, err));
+    CG_TRY(cg_fused_configure(s, info, &limits, budget, env->overrides, c, g, err));
     if (m->dense_w1 && c->pad) { /* the persistent path's w1 is dense */
-      c->pad = 0;
-      c->ldh = s.hidden;
+      c->pad = g->pad = 0;
+      c->ldh = g->ldh = s.hidden;
       c->origin.pad = CG_ORIGIN_FALLBACK;
     }
-    if (!configured) first = *c;
+    if (!configured) {
+      first = *c;
+      gfirst = *g;
+    }
     cg_fused_build_options(c, s, config->build_options, sizeof config->build_options);
     if (!build) break;
     CG_TRY(cg_backend_build(env, "mlp.cl", config->build_options, &m->program, tally, err));
+    if (c->split) {
+      char gopts[sizeof config->build_options];
+      cg_fused_build_options(g, s, gopts, sizeof gopts);
+      CG_TRY(cg_backend_build(env, "mlp.cl", gopts, &m->gprogram, tally, err));
+      m->gwide = clCreateKernel(m->gprogram, "mlp_fused_wide", &code);
+      CG_CL_CHECK(clCreateKernel, code);
+    }
     m->wide = clCreateKernel(m->program, "mlp_fused_wide", &code);
     CG_CL_CHECK(clCreateKernel, code);
     m->small = clCreateKernel(m->program, "mlp_fused_small", &code);
@@ -180,13 +195,15 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     }
     /* each launch within its own kernel's limit, so that one kernel's (launch A's 256 required
      * work-items, say) does not bound another's */
-    const cl_kernel kernels[3] = {m->wide, m->small, m->reduce};
-    const char *names[3] = {"mlp_fused_wide", "mlp_fused_small", "mlp_fused_reduce"};
-    size_t *own[3] = {&limits.a, &limits.b, &limits.r};
-    const size_t wanted[3] = {(size_t)(c->tx * c->ty), (size_t)c->wgb, (size_t)c->wr};
+    const cl_kernel kernels[4] = {m->wide, m->small, m->reduce, m->gwide};
+    const char *names[4] = {"mlp_fused_wide", "mlp_fused_small", "mlp_fused_reduce",
+                            "mlp_fused_wide (launch G)"};
+    size_t *own[4] = {&limits.a, &limits.b, &limits.r, &limits.g};
+    const size_t wanted[4] = {(size_t)(c->tx * c->ty), (size_t)c->wgb, (size_t)c->wr,
+                              (size_t)(g->tx * g->ty)};
     uint64_t used_most = 0;
     bool fits = true;
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
       if (!kernels[k]) continue;
       cg_cl_group_limits lim = dev;
       uint64_t used = 0;
@@ -212,16 +229,20 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     clReleaseKernel(m->small);
     if (m->reduce) clReleaseKernel(m->reduce);
     if (m->dz1k) clReleaseKernel(m->dz1k);
+    if (m->gwide) clReleaseKernel(m->gwide);
     clReleaseProgram(m->program);
-    m->wide = m->small = m->reduce = m->dz1k = NULL;
-    m->program = NULL;
+    if (m->gprogram) clReleaseProgram(m->gprogram);
+    m->wide = m->small = m->reduce = m->dz1k = m->gwide = NULL;
+    m->program = m->gprogram = NULL;
   }
   /* work-group sizes that a rebuild within the kernels' limits made smaller */
   cg_fused_config *c = &m->cfg;
   if (c->origin.tx == CG_ORIGIN_DEFAULT && c->tx < first.tx) c->origin.tx = CG_ORIGIN_FALLBACK;
   if (c->origin.ty == CG_ORIGIN_DEFAULT && c->ty < first.ty) c->origin.ty = CG_ORIGIN_FALLBACK;
+  if (g->origin.tx == CG_ORIGIN_DEFAULT && g->tx < gfirst.tx) g->origin.tx = CG_ORIGIN_FALLBACK;
+  if (g->origin.ty == CG_ORIGIN_DEFAULT && g->ty < gfirst.ty) g->origin.ty = CG_ORIGIN_FALLBACK;
   if (c->wgb < first.wgb) c->origin.wgb = CG_ORIGIN_FALLBACK;
-  cg_fused_record(c, config);
+  cg_fused_record(c, g, config);
 cleanup:
   return rc;
 }
@@ -270,17 +291,23 @@ static double fused_loop_trips(const cg_fused_config *c, const cg_mlp_shape s) {
   return fmax(fmax(a, b), fmax(r, O)); /* launch D: one dz1 element, DOUT trips */
 }
 
-static cg_rc fused_wide(cl_mlp *m, int backward, int forward, cl_event *ev, cg_error *err) {
+/* Launch A (wide, configuration c) or, in a split iteration, launch G (m->gwide, m->gcfg), each
+ * running the parts asked for that its build holds. */
+static cg_rc fused_wide_on(cl_mlp *m, cl_kernel wide, const cg_fused_config *c, int backward,
+                           int forward, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int b = backward, f = forward;
-  CG_CL(clSetKernelArg, (m->wide, 8, sizeof b, &b));
-  CG_CL(clSetKernelArg, (m->wide, 9, sizeof f, &f));
-  const cg_fused_config *c = &m->cfg;
+  CG_CL(clSetKernelArg, (wide, 8, sizeof b, &b));
+  CG_CL(clSetKernelArg, (wide, 9, sizeof f, &f));
   const size_t local[2] = {(size_t)c->tx * c->ty, 1};
   const size_t global[2] = {local[0] * c->col_blocks, (size_t)c->rgroups};
-  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, m->wide, 2, NULL, global, local, 0, NULL, ev));
+  CG_CL(clEnqueueNDRangeKernel, (m->md.queue, wide, 2, NULL, global, local, 0, NULL, ev));
 cleanup:
   return rc;
+}
+
+static cg_rc fused_wide(cl_mlp *m, int backward, int forward, cl_event *ev, cg_error *err) {
+  return fused_wide_on(m, m->wide, &m->cfg, backward, forward, ev, err);
 }
 
 static cg_rc fused_reduce(cl_mlp *m, int pending, int forward, cl_event *ev, cg_error *err) {
@@ -326,9 +353,12 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
   const cl_mem dz1 = m->dz1 ? m->dz1 : m->h1, w2p = m->w2p ? m->w2p : d->w2;
   const cl_mem w1 = m->w1p ? m->w1p : d->w1;
   const cl_mem wide_bufs[] = {d->x, w1, dz1, m->h1, m->dz2, m->cfg.three ? d->w2 : w2p, m->part};
-  for (cl_uint i = 0; i < 7; ++i)
-    CG_CL(clSetKernelArg, (m->wide, i, sizeof(cl_mem), &wide_bufs[i]));
-  CG_CL(clSetKernelArg, (m->wide, 7, sizeof lr, &lr));
+  const cl_kernel wides[2] = {m->wide, m->gwide};
+  for (int k = 0; k < 2 && wides[k]; ++k) {
+    for (cl_uint i = 0; i < 7; ++i)
+      CG_CL(clSetKernelArg, (wides[k], i, sizeof(cl_mem), &wide_bufs[i]));
+    CG_CL(clSetKernelArg, (wides[k], 7, sizeof lr, &lr));
+  }
   if (m->reduce) {
     const cl_mem reduce_bufs[] = {m->part, d->w2, m->h1, m->dz2, m->part2};
     for (cl_uint i = 0; i < 5; ++i)
@@ -417,20 +447,27 @@ cleanup:
   return rc;
 }
 
-/* A(forward), then per iteration [R,] B and A(backward of it, forward of the next); the last A
- * only finishes the backward part, so the weights are those of `iters` full steps. */
+/* A(forward), then per iteration [R,] B[, D] and A(backward of it, forward of the next); the last
+ * A only finishes the backward part, so the weights are those of `iters` full steps. A split
+ * iteration is A(forward), [R,] B[, D], G(backward): launch A heads each iteration, so that the
+ * sampled first one holds all of its launches. */
 static cg_rc fused_enqueue(cl_mlp *m, int iters, cg_error *err) {
   cg_rc rc = CG_OK;
   cg_mlp_device *md = &m->md;
   cg_mlp_sampler *sm = &md->sampler;
   cg_device_span *span = &md->span;
-  const bool three = m->cfg.three;
+  const bool three = m->cfg.three, split = m->cfg.split;
   CG_CHECK(iters >= 1, CG_BAD_INPUT, "mlp enqueue of %d iterations", iters);
   cg_mlp_device_run_begin(md);
-  CG_TRY(fused_wide(m, 0, 1, &span->begin, err));
+  if (!split) CG_TRY(fused_wide(m, 0, 1, &span->begin, err));
   for (int i = 0; i < iters; ++i) {
     sm->on = i == 0; /* events on the first iteration only */
     cl_event *last = i == iters - 1 ? &span->end : NULL;
+    if (split) {
+      cg_device_span *sampled = cg_mlp_sample(sm, "A: partial x w1");
+      CG_TRY(fused_wide(m, 0, 1, sampled ? &sampled->begin : i == 0 ? &span->begin : NULL, err));
+      if (sampled) clRetainEvent(span->begin = sampled->begin); /* the run's first command */
+    }
     if (three)
       CG_TRY(fused_reduce(
           m, i > 0, 1,
@@ -443,10 +480,15 @@ static cg_rc fused_enqueue(cl_mlp *m, int iters, cg_error *err) {
                        err));
     if (m->dz1k)
       CG_TRY(fused_dz1(m, cg_mlp_kernel_event(sm, "D: dz1 = (dz2 w2^T) * (h1 > 0)", NULL), err));
-    CG_TRY(fused_wide(m, 1, i < iters - 1,
-                      cg_mlp_kernel_event(sm, "A: dz1, g1, w1 update, next partial x w1",
-                                          three ? NULL : last),
-                      err));
+    if (split)
+      CG_TRY(fused_wide_on(m, m->gwide, &m->gcfg, 1, 0,
+                           cg_mlp_kernel_event(sm, "G: dz1, g1, w1 update", three ? NULL : last),
+                           err));
+    else
+      CG_TRY(fused_wide(m, 1, i < iters - 1,
+                        cg_mlp_kernel_event(sm, "A: dz1, g1, w1 update, next partial x w1",
+                                            three ? NULL : last),
+                        err));
     if (i == 0) cg_mlp_sampler_close(sm, three ? NULL : last);
   }
   /* with three launches the last w2 update is pending: R alone finishes it */
@@ -493,15 +535,18 @@ static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX", "TY", "R", "RN", "KC", "TPG", "VW", "PF", "STAGE", "DB", "FWR", "UR", "WPF",
     "WGB", "THREE", "DZ1A", "RC", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK", "DZ1P",
-    "SPLITS", "LOSSG", "PAD", NULL};
+    "SPLITS", "LOSSG", "PAD", "SPLIT", "GTX", "GTY", "GR", "GRN", "GKC", "GUR", NULL};
 
 /* The fused kernels' blocking (cg_fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     16,
+     19,
      {{"STRATEGY", 2, {0, 1}},
+      {"SPLIT", 2, {0, 1}},
+      {"GR", 3, {2, 4, 8}},
+      {"GKC", 3, {16, 32, 64}},
       {"TX", 4, {4, 8, 16, 32}},
       {"TY", 4, {2, 4, 8, 16}},
       {"R", 4, {1, 2, 4, 8}},
@@ -600,7 +645,8 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
       const uint64_t t1 = cg_now_ns();
       CG_TRY(fused_build(env, m, &out->config, &tally, err));
       CG_TRY(cg_backend_loop_limit(env, limit, err));
-      const double most = fused_loop_trips(&m->cfg, s);
+      const double most = fmax(fused_loop_trips(&m->cfg, s),
+                               m->cfg.split ? fused_loop_trips(&m->gcfg, s) : 0);
       if (!cg_loop_limit_holds(*limit, most)) *trips = most;
       out->compile_ms += cg_ns_to_ms(cg_now_ns() - t1);
     }
@@ -700,11 +746,12 @@ static cg_rc cl_mlp_finish(void *state, cg_run_result *out, cg_error *err) {
   /* the step: 8 products and 7 elementwise kernels, 8 with update_w3, and in the products
    * strategy the split products' sums and w2's transpose (the loss's own sum runs once per run,
    * where it has partials); the fused kernels: B and A, with R before them when three (and D
-   * between them without DZ1A), plus one per run (two with three launches), the closing
-   * launches */
+   * between them without DZ1A) and G in a split iteration, plus the closing launches of a run
+   * (launch A's first forward part unless split, and with three launches a last R) */
   int launches = m->stepped      ? (m->md.setup.update_w3 ? 16 : 15) + m->prod.launches
                  : m->cfg.three ? (m->cfg.dz1a ? 3 : 4)
                                 : 2;
+  if (!m->stepped && m->cfg.split) ++launches; /* launch G */
   if (cg_cl_mlp_persistent_on(m->persist)) {
     /* one launch per run (no whole number per iteration), or a failed one redone */
     bool redo = false;

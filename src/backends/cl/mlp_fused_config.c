@@ -23,9 +23,10 @@ static size_t reduce_local_bytes(int nb, int rc, int wr) {
   return ((size_t)nb * (size_t)(rc + 1) + (size_t)wr) * sizeof(float);
 }
 
-/* Launch A's work-items: 16 x 16, halved (TX first) to `lim`; TX and TY override. */
-static cg_rc choose_a_items(const cg_kernel_overrides *ov, int lim, cg_fused_config *c,
-                            cg_error *err) {
+/* Launch A's (or G's) work-items: 16 x 16, halved (TX first) to `lim`; the overrides named
+ * tx_name and ty_name (TX and TY, or GTX and GTY) replace them. */
+static cg_rc choose_items(const cg_kernel_overrides *ov, const char *tx_name, const char *ty_name,
+                          int lim, cg_fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
   c->tx = c->ty = 16;
   while (c->tx * c->ty > lim) {
@@ -35,14 +36,21 @@ static cg_rc choose_a_items(const cg_kernel_overrides *ov, int lim, cg_fused_con
       c->ty /= 2;
   }
   c->origin.tx = c->origin.ty = CG_ORIGIN_DEFAULT;
-  c->tx = cg_kernel_override(ov, "TX", c->tx, &c->origin.tx);
-  c->ty = cg_kernel_override(ov, "TY", c->ty, &c->origin.ty);
+  c->tx = cg_kernel_override(ov, tx_name, c->tx, &c->origin.tx);
+  c->ty = cg_kernel_override(ov, ty_name, c->ty, &c->origin.ty);
   CG_CHECK(c->tx >= 1 && c->ty >= 1 && c->tx <= lim && c->ty <= lim && c->tx * c->ty <= lim,
            CG_BAD_INPUT,
-           "--kernel-param TX=%d TY=%d: %d x %d work-items, the fused kernels allow %d here",
-           c->tx, c->ty, c->tx, c->ty, lim);
+           "--kernel-param %s=%d %s=%d: %d x %d work-items, the fused kernels allow %d here",
+           tx_name, c->tx, ty_name, c->ty, c->tx, c->ty, lim);
 cleanup:
   return rc;
+}
+
+/* The vector reads asked for (VW), before the blocks narrow them: float2 on a GPU, none on a CPU
+ * driver (choose_a_blocks says why); launch G reads as launch A does. */
+static int asked_vw(const cg_device_info *info, const cg_kernel_overrides *ov, cg_origin *origin) {
+  *origin = CG_ORIGIN_DEFAULT;
+  return cg_kernel_override(ov, "VW", cg_device_is_cpu(info) ? 1 : 2, origin);
 }
 
 /* Launch A's blocks at R rows (RN columns when overridden, else the lesser of RN and R), KC and VW
@@ -105,7 +113,11 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
    * 16; even at batch 32 (48 us at 32 x 2048 x 2048 x 8), 5% slower at batch 64. The fit below
    * keeps RN at most R when it halves R. */
   c->origin.rn = CG_ORIGIN_DEFAULT;
-  const bool narrow = !cg_device_is_cpu(info) && s.batch <= 16 && r == 8;
+  /* In a split iteration, launch A's forward part alone took 124.5 us with 8 x 4 blocks at the
+   * big preset on an H100 against 142.4 with 8 x 8 (bench/RESULTS.md, 2026-12-06, 10:09 UTC
+   * on). */
+  const bool narrow =
+      !cg_device_is_cpu(info) && (s.batch <= 16 || c->part == 2) && r == 8;
   const int rn_given = cg_kernel_override(ov, "RN", narrow ? 4 : r, &c->origin.rn);
   CG_CHECK(rn_given >= 1 && rn_given <= 16, CG_BAD_INPUT,
            "--kernel-param RN=%d: out of range (1..16)", rn_given);
@@ -119,9 +131,7 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
    * shape is still to be made. A CPU driver runs a
    * work-group's items as lanes of its own vectors, where a work-item's vector becomes a gather
    * (PoCL: float4 twice as slow at 8 x 16 x 16 x 1) */
-  c->origin.vw = CG_ORIGIN_DEFAULT;
-  const int vw0 =
-      cg_kernel_override(ov, "VW", cg_device_is_cpu(info) ? 1 : 2, &c->origin.vw);
+  const int vw0 = asked_vw(info, ov, &c->origin.vw);
   CG_CHECK(vw0 == 1 || vw0 == 2 || vw0 == 4, CG_BAD_INPUT,
            "--kernel-param VW=%d: must be 1, 2 or 4", vw0);
   /* FWR 1: launch A's forward part takes the updated tile of w1 from the registers that updated
@@ -170,9 +180,12 @@ static cg_rc choose_a_switches(const cg_mlp_shape s, const cg_device_info *info,
                                const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
   /* More than one tile per work-group cuts the partials but keeps two accumulator blocks live
-   * (slower on an H200 at every setting tried), so one unless overridden. */
+   * (slower on an H200 at every setting tried), so one unless overridden; in a split iteration,
+   * whose launch A keeps only the forward part's block, two where the batch fits one chunk: on
+   * an H100 at the big preset launch A and R took 128 + 15 us so against 125 + 28 with one
+   * (bench/RESULTS.md, 2026-12-06, 10:09 UTC on). */
   c->origin.tpg = CG_ORIGIN_DEFAULT;
-  c->tpg = cg_kernel_override(ov, "TPG", 1, &c->origin.tpg);
+  c->tpg = cg_kernel_override(ov, "TPG", c->part == 2 && c->nch == 1 ? 2 : 1, &c->origin.tpg);
   CG_CHECK(c->tpg >= 1, CG_BAD_INPUT, "--kernel-param TPG=%d: below 1", c->tpg);
   CG_CHECK(c->tpg == 1 || c->nch == 1, CG_BAD_INPUT,
            "--kernel-param TPG=%d: more than one row tile per work-group needs batch <= %d",
@@ -329,6 +342,87 @@ cleanup:
   return rc;
 }
 
+/* SPLIT: launch A's two parts in two launches, G (g1 and the w1 update) then A (the forward part),
+ * each from a build of its own with its own blocking (a work-item keeps one register block instead
+ * of two), at the price of a launch and of reading w1 twice per iteration. On an H100
+ * (bench/RESULTS.md, 2026-12-06, 10:27 UTC on) the split took the big preset from 333 us to 284,
+ * and won 8-26% at each of the 14 shapes measured from batch 24 to 64 with din x hidden from 2^23
+ * up (24 x 3000 x 3000 x 8: 90 against 122; 64 x 2048 x 4096 x 8: 118 against 130; 64 x 1000 x
+ * 20000 x 8: 258 against 302). Past batch 64 launch G's chunks of the batch grow and it won or lost
+ * by a few percent (96 x 5000 x 5000 x 8: 439 against 464; 80 x 5000 x 5000 x 8: 414 against 403),
+ * then lost (120 x 5000 x 5000 x 8: 580 against 533); it lost at smaller w1 (64 x 2048 x 2048 x 8:
+ * 70.5 against 65.8), at batch 16 and below (8 x 8192 x 8192 x 64: 452 against 385) and at the
+ * seed, where a launch's fixed cost outweighs the blocks. So on a GPU at batch 24 to 64 with din x
+ * hidden >= 2^23; off on CPU drivers (not measured there). SPLIT overrides. */
+static cg_rc choose_split(const cg_mlp_shape s, const cg_device_info *info,
+                          const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const bool large =
+      s.batch >= 24 && s.batch <= 64 && (double)s.din * (double)s.hidden >= 8388608.0;
+  CG_TRY(cg_kernel_override_in(ov, "SPLIT", !cg_device_is_cpu(info) && large, 0, 1,
+                               "must be 0 or 1", &c->split, &c->origin.split, err));
+  c->part = c->split ? 2 : 0;
+cleanup:
+  return rc;
+}
+
+/* Launch G of a split iteration: launch A's backward part alone (g1 = x^T dz1 and the w1 update,
+ * PART 1), its blocks R x RN with the rule's R of 4 (halved while the shape gives fewer than half
+ * as many tiles as compute units), the batch in the fewest chunks of at most 64 rows, of even size,
+ * and the update a row at a time. On an H100 at the big preset (bench/RESULTS.md, 2026-12-06, 10:09
+ * UTC on), the part alone took 131 us with 4 x 4 blocks against 178 with 8 x 8 (2 x 2: 204, 4 x 8:
+ * 180, 4 x 2: 156) and 124 with a chunk of 64 against 131 with 16 (and 140 with 32, in a split
+ * iteration); with the chunk of 64 the update's rows one at a time took 123.5 against 127.5 all
+ * four at once. Even chunks in place of 64 rows and the rest took launch G from 215 to 192 us at 80
+ * x 5000 x 5000 x 8, 225 to 210 at 96 x 5000 x 5000 x 8, 172 to 159 at 112 x 4096 x 4096 x 8 and
+ * 271 to 247 at 120 x 5000 x 5000 x 8 (split iterations). GTX, GTY, GR, GRN, GKC and GUR override;
+ * the rest (vector reads, staging, which launches run, the rows' pitch) is launch A's (c). */
+static cg_rc choose_g(const cg_mlp_shape s, const cg_device_info *info, int lim,
+                      uint64_t local_mem, const cg_kernel_overrides *ov,
+                      const cg_fused_config *c, cg_fused_config *g, cg_error *err) {
+  cg_rc rc = CG_OK;
+  g->part = 1;
+  CG_TRY(choose_items(ov, "GTX", "GTY", lim, g, err));
+  const int cu = (int)cg_device_units(info);
+  int r = 4;
+  while (r > 1 && 2 * ceil_div(s.din, g->ty * r) * ceil_div(s.hidden, g->tx * r) < cu) r /= 2;
+  g->origin.r = g->origin.rn = g->origin.kc = g->origin.ur = CG_ORIGIN_DEFAULT;
+  r = cg_kernel_override(ov, "GR", r, &g->origin.r);
+  CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param GR=%d: out of range (1..16)", r);
+  const int rn = cg_kernel_override(ov, "GRN", r, &g->origin.rn);
+  CG_CHECK(rn >= 1 && rn <= 16, CG_BAD_INPUT, "--kernel-param GRN=%d: out of range (1..16)", rn);
+  const int kc0 = cg_kernel_override(ov, "GKC", ceil_div(s.batch, ceil_div(s.batch, 64)),
+                                     &g->origin.kc);
+  CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param GKC=%d: below 1", kc0);
+  g->stage = c->stage;
+  cg_origin vw_origin;
+  const size_t local = fit_a_blocks(s, local_mem, r, rn, kc0, asked_vw(info, ov, &vw_origin), g);
+  CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
+           "variant fused needs %zu bytes of local memory for launch G, the device has %llu",
+           local, (unsigned long long)local_mem);
+  if (g->rm < r) g->origin.r = CG_ORIGIN_FALLBACK;
+  if (g->rn < rn && g->origin.rn != CG_ORIGIN_OVERRIDE) g->origin.rn = CG_ORIGIN_FALLBACK;
+  if (g->kc < kc0) g->origin.kc = CG_ORIGIN_FALLBACK;
+  g->nch = ceil_div(s.batch, g->ty * g->rm2);
+  g->col_blocks = ceil_div(s.hidden, g->tx * g->rn);
+  g->tpg = 1;
+  g->rgroups = ceil_div(s.din, g->ty * g->rm);
+  g->ur = cg_kernel_override(ov, "GUR", 1, &g->origin.ur);
+  CG_CHECK(g->ur >= 1 && g->ur <= g->rm, CG_BAD_INPUT,
+           "--kernel-param GUR=%d: out of range (1..GR=%d)", g->ur, g->rm);
+  g->three = c->three;
+  g->dz1a = c->dz1a;
+  g->wr = c->wr;
+  g->rr = c->rr;
+  g->rc = c->rc;
+  g->rcb = c->rcb;
+  g->wgb = c->wgb;
+  g->pad = c->pad;
+  g->ldh = c->ldh;
+cleanup:
+  return rc;
+}
+
 /* The blocking of the fused kernels within each launch's work-items per group (`limits`) and
  * `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with R x R register blocks,
  * R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R halves until there are at
@@ -342,17 +436,22 @@ cleanup:
  * kernels' work-group limits shrank). */
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info,
                          const cg_fused_limits *limits, uint64_t local_mem,
-                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
+                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_fused_config *g,
+                         cg_error *err) {
   cg_rc rc = CG_OK;
   const int lim_a = (int)cg_pow2_floor(limits->a < 256 ? limits->a : 256);
   const int lim_r = (int)cg_pow2_floor(limits->r < 256 ? limits->r : 256);
+  const int lim_g = (int)cg_pow2_floor(limits->g < 256 ? limits->g : 256);
   memset(c, 0, sizeof *c);
+  memset(g, 0, sizeof *g);
   CG_TRY(choose_rows(s, info, ov, c, err));
-  CG_TRY(choose_a_items(ov, lim_a, c, err));
+  CG_TRY(choose_split(s, info, ov, c, err));
+  CG_TRY(choose_items(ov, "TX", "TY", lim_a, c, err));
   CG_TRY(choose_a_blocks(s, info, local_mem, ov, c, err));
   CG_TRY(choose_a_switches(s, info, ov, c, err));
   CG_TRY(choose_launches(s, info, limits->b, local_mem, ov, c, err));
   CG_TRY(choose_reduce(s, info, lim_r, local_mem, ov, c, err));
+  if (c->split) CG_TRY(choose_g(s, info, lim_g, local_mem, ov, c, g, err));
 cleanup:
   return rc;
 }
@@ -360,16 +459,16 @@ cleanup:
 void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char *out,
                             size_t size) {
   snprintf(out, size,
-           "-DMLP_FUSED -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d -DRN=%d "
-           "-DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
+           "-DMLP_FUSED -DPART=%d -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d "
+           "-DRN=%d -DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
            "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
            "-DRC=%d -DRCB=%d -DWGB=%d -DLDH=%d",
-           s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc, c->tpg,
-           c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
+           c->part, s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc,
+           c->tpg, c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
            c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->ldh);
 }
 
-void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config) {
+void cg_fused_record(const cg_fused_config *c, const cg_fused_config *g, cg_kernel_config *config) {
   const struct {
     const char *name;
     int value;
@@ -387,5 +486,16 @@ void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config) {
                 {"WGB", c->wgb, c->origin.wgb},    {"PAD", c->pad, c->origin.pad}};
   for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
     cg_kernel_config_set(config, params[i].name, params[i].value, params[i].origin);
+  cg_kernel_config_set(config, "SPLIT", c->split, c->origin.split);
+  if (!c->split) return;
+  const struct {
+    const char *name;
+    int value;
+    cg_origin origin;
+  } gparams[] = {{"GTX", g->tx, g->origin.tx}, {"GTY", g->ty, g->origin.ty},
+                 {"GR", g->rm, g->origin.r},   {"GRN", g->rn, g->origin.rn},
+                 {"GKC", g->kc, g->origin.kc}, {"GUR", g->ur, g->origin.ur}};
+  for (size_t i = 0; i < sizeof gparams / sizeof gparams[0]; ++i)
+    cg_kernel_config_set(config, gparams[i].name, gparams[i].value, gparams[i].origin);
 }
 

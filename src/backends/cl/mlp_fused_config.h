@@ -10,8 +10,12 @@
 
 #include "backends/opencl/cl_mlp_common.h"
 
-/* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. */
+/* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. A split
+ * iteration (SPLIT) runs launch A's backward part as a launch G of its own build, with a
+ * configuration of its own (part 1) beside launch A's (part 2). */
 typedef struct cg_fused_config {
+  int part;                         /* launch A's parts in this build: 0 both, 1 G's, 2 A's */
+  int split;                        /* launch G before launch A (launch A's configuration) */
   int tx, ty, rm, rn, rm2, kc, tpg; /* launch A: work-items, register blocks, chunk, tiles */
   int vw, vw2;                      /* launch A's vector reads of local memory */
   int pf;                           /* launch A fetches the next chunk while multiplying */
@@ -25,7 +29,8 @@ typedef struct cg_fused_config {
   int wgb;                          /* launch B's work-items */
   int pad, ldh; /* rows of w1, h1, dz1 and the partials padded to 128 bytes; their pitch (floats) */
   struct {
-    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb, pad;
+    cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb, pad,
+        split;
   } origin;                         /* of the values the record names */
 } cg_fused_config;
 
@@ -35,24 +40,27 @@ typedef struct cg_fused_config {
 int cg_fused_padded_pitch(int hidden);
 
 /* The most work-items per group each fused launch may take: launch A (and D, whose group is the
- * driver's choice), launch B and launch R. The device's limit at first; a built kernel's own
- * (CL_KERNEL_WORK_GROUP_SIZE) where it allows fewer. */
+ * driver's choice), launch B, launch R and launch G. The device's limit at first; a built
+ * kernel's own (CL_KERNEL_WORK_GROUP_SIZE) where it allows fewer. */
 typedef struct cg_fused_limits {
-  size_t a, b, r;
+  size_t a, b, r, g;
 } cg_fused_limits;
 
 /* The blocking within `limits` and `local_mem` bytes of local memory, by the rules and the
- * overrides `ov` (may be NULL); a bad override is CG_BAD_INPUT, a shape the device cannot take
+ * overrides `ov` (may be NULL): launch A's and the rest in c, and where c->split launch G's in g
+ * (else g is zeroed); a bad override is CG_BAD_INPUT, a shape the device cannot take
  * CG_UNSUPPORTED. */
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info,
                          const cg_fused_limits *limits, uint64_t local_mem,
-                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err);
+                         const cg_kernel_overrides *ov, cg_fused_config *c, cg_fused_config *g,
+                         cg_error *err);
 
 /* The kernels' build options for shape s with blocking c, into out[0..size). */
 void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char *out,
                             size_t size);
 
-/* The chosen values that a record names, with where each came from. */
-void cg_fused_record(const cg_fused_config *c, cg_kernel_config *config);
+/* The chosen values that a record names, with where each came from: c's, and where c->split
+ * launch G's (g) under names of their own (GTX, GTY, GR, GRN, GKC, GUR). */
+void cg_fused_record(const cg_fused_config *c, const cg_fused_config *g, cg_kernel_config *config);
 
 #endif
