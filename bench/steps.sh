@@ -105,20 +105,13 @@ variant_step() { # name variant args...
   step "$name" 120 "${clgauge[@]}" "$@" "${dir[@]}" --json "$o/$name.json"
 }
 variants_big() { # rounds variant...
-  local round v rounds=$1
-  shift
-  for round in $(seq "$rounds"); do
-    for v in "$@"; do variant_step big-$v-$round $v "${big_preset[@]}"; done
-  done
+  each_round variant "$@"
 }
 variants_shapes() { # "variant..." "batch din hidden dout iters"...
-  local sh v variants=$1
-  shift
-  for sh in "$@"; do
-    mlp_shape $sh
-    set -- $sh
-    for v in $variants; do variant_step mlp-$1-$2-$3-$4-$v $v "${shape[@]}"; done
-  done
+  each_shape variant "$@"
+}
+variant_name() { # variant
+  echo "$1"
 }
 variants_regs() { # json variant...
   local v json=$1
@@ -129,4 +122,47 @@ variants_regs_first() { # variant...
   variant_step big-main-0 main mlp --device nvidia --backend cl --variant fused --preset big \
     --iters 40 --print-every 20
   variants_regs "$o/big-main-0.json" "$@"
+}
+# Settings of one build's kernel parameters, each run in turn, after device_call: `settings_big
+# ROUNDS SETTING...` the big preset with --kernel-param SETTING (`-`: the defaults), steps
+# big-NAME-ROUND; `settings_shapes "SETTING..." "N D H O ITERS"...` each mlp shape (mlp_shape)
+# with each setting, steps mlp-N-D-H-O-NAME; `setting_step NAME SETTING ARGS...` one run. NAME is
+# the setting in lower case without its `=` and `,` (SPLIT=0: split0), or `default`.
+settings_big() { # rounds setting...
+  each_round setting "$@"
+}
+settings_shapes() { # "setting..." "batch din hidden dout iters"...
+  each_shape setting "$@"
+}
+setting_name() { # setting
+  if [ "$1" = - ]; then echo default; else local n=${1//[=,]/}; echo "${n,,}"; fi
+}
+setting_step() { # name setting args...
+  local name=$1 setting=$2 param=()
+  shift 2
+  [ "$setting" = - ] || param=(--kernel-param "$setting")
+  variant_step "$name" main "$@" "${param[@]}"
+}
+# The loops of both, KIND variant or setting (KIND_name names an item, KIND_step runs it):
+# `each_round KIND ROUNDS ITEM...` the big preset, steps big-NAME-ROUND; `each_shape KIND
+# "ITEM..." "N D H O ITERS"...` each mlp shape (mlp_shape), steps mlp-N-D-H-O-NAME.
+each_round() { # kind rounds item...
+  local round item kind=$1 rounds=$2
+  shift 2
+  for round in $(seq "$rounds"); do
+    for item in "$@"; do
+      "${kind}_step" "big-$("${kind}_name" "$item")-$round" "$item" "${big_preset[@]}"
+    done
+  done
+}
+each_shape() { # kind "item..." "batch din hidden dout iters"...
+  local sh item kind=$1 items=$2
+  shift 2
+  for sh in "$@"; do
+    mlp_shape $sh
+    set -- $sh
+    for item in $items; do
+      "${kind}_step" "mlp-$1-$2-$3-$4-$("${kind}_name" "$item")" "$item" "${shape[@]}"
+    done
+  done
 }

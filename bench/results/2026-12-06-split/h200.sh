@@ -11,9 +11,6 @@ if ! grep -q H200 "$o/gpu.txt"; then
   echo "not an H200: $(tail -1 "$o/gpu.txt")"
   exit 3
 fi
-for round in 1 2 3; do
-  variant_step big-default-$round main "${big_preset[@]}"
-  variant_step big-split0-$round main "${big_preset[@]}" --kernel-param SPLIT=0
-done
+settings_big 3 - SPLIT=0
 step big-anchors 300 "${clgauge[@]}" mlp --device nvidia --backend cl,clblast --preset big \
   --iters 40 --print-every 20 --json "$o/big-anchors.json"

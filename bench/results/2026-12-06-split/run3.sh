@@ -9,18 +9,10 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" split3
-for round in 1 2; do
-  for sp in 0 1; do variant_step big-split$sp-$round main "${big_preset[@]}" --kernel-param SPLIT=$sp; done
-done
+settings_big 2 SPLIT=0 SPLIT=1
 for p in TPG=1 RN=8 RN=8,TPG=1 GKC=32 GUR=1 GR=8; do
   variant_step "big-split1-${p//[=,]/}" main "${big_preset[@]}" --kernel-param "SPLIT=1,$p"
 done
-for sh in "64 2048 2048 8 400" "128 2048 2048 8 400" "16 4096 4096 16 400" "8 8192 8192 64 200" \
-          "96 5000 5000 8 200" "32 4096 512 8 400" "64 1024 128 8 400" "256 2048 1024 16 400" \
-          "64 8192 8192 8 100"; do
-  mlp_shape $sh
-  set -- $sh
-  for sp in 0 1; do
-    variant_step "mlp-$1-$2-$3-$4-split$sp" main "${shape[@]}" --kernel-param SPLIT=$sp
-  done
-done
+settings_shapes "SPLIT=0 SPLIT=1" "64 2048 2048 8 400" "128 2048 2048 8 400" "16 4096 4096 16 400" \
+  "8 8192 8192 64 200" "96 5000 5000 8 200" "32 4096 512 8 400" "64 1024 128 8 400" \
+  "256 2048 1024 16 400" "64 8192 8192 8 100"

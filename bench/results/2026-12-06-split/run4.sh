@@ -8,18 +8,9 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" split4
-for round in 1 2 3; do
-  variant_step big-default-$round main "${big_preset[@]}"
-  variant_step big-split0-$round main "${big_preset[@]}" --kernel-param SPLIT=0
-done
+settings_big 3 - SPLIT=0
 step big-anchors 300 "${clgauge[@]}" mlp --device nvidia --backend cl,clblast --preset big \
   --iters 40 --print-every 20 --json "$o/big-anchors.json"
-for sh in "64 4096 4096 8 200" "64 3000 3000 8 400" "96 4096 4096 8 200" "32 5000 5000 8 200" \
-          "64 5000 5000 64 200" "64 8192 2048 8 200" "64 2048 8192 8 200" "120 5000 5000 8 100" \
-          "64 1000 20000 8 100"; do
-  mlp_shape $sh
-  set -- $sh
-  for sp in 0 1; do
-    variant_step "mlp-$1-$2-$3-$4-split$sp" main "${shape[@]}" --kernel-param SPLIT=$sp
-  done
-done
+settings_shapes "SPLIT=0 SPLIT=1" "64 4096 4096 8 200" "64 3000 3000 8 400" "96 4096 4096 8 200" \
+  "32 5000 5000 8 200" "64 5000 5000 64 200" "64 8192 2048 8 200" "64 2048 8192 8 200" \
+  "120 5000 5000 8 100" "64 1000 20000 8 100"

@@ -25,15 +25,7 @@ PY
 )
 step regs-g 60 env CUDA_CACHE_DISABLE=1 bash "$bundle/env.sh" "$bundle/build/cl_build_log" \
   NVIDIA cl/mlp.cl -I cl $gopts -cl-nv-verbose
-for round in 1 2; do
-  variant_step big-default-$round main "${big_preset[@]}"
-  variant_step big-split0-$round main "${big_preset[@]}" --kernel-param SPLIT=0
-done
-for sh in "32 3000 3000 8 400" "48 4096 4096 8 200" "80 5000 5000 8 200" "96 3000 3000 8 200" \
-          "64 2896 2896 8 400" "112 4096 4096 8 200" "24 5000 5000 8 200" "64 2048 4096 8 400"; do
-  mlp_shape $sh
-  set -- $sh
-  for sp in 0 1; do
-    variant_step "mlp-$1-$2-$3-$4-split$sp" main "${shape[@]}" --kernel-param SPLIT=$sp
-  done
-done
+settings_big 2 - SPLIT=0
+settings_shapes "SPLIT=0 SPLIT=1" "32 3000 3000 8 400" "48 4096 4096 8 200" "80 5000 5000 8 200" \
+  "96 3000 3000 8 200" "64 2896 2896 8 400" "112 4096 4096 8 200" "24 5000 5000 8 200" \
+  "64 2048 4096 8 400"

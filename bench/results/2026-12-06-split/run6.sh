@@ -13,5 +13,4 @@ for sh in "80 5000 5000 8 200 40" "96 5000 5000 8 200 48" "112 4096 4096 8 200 5
   mlp_shape $1 $2 $3 $4 $5
   variant_step "mlp-$1-$2-$3-$4-gkc$6" main "${shape[@]}" --kernel-param SPLIT=1,GKC=$6
 done
-mlp_shape 24 3000 3000 8 400
-for sp in 0 1; do variant_step "mlp-24-3000-3000-8-split$sp" main "${shape[@]}" --kernel-param SPLIT=$sp; done
+settings_shapes "SPLIT=0 SPLIT=1" "24 3000 3000 8 400"

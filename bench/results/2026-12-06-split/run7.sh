@@ -7,9 +7,5 @@ set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" split7
-for round in 1 2; do variant_step big-default-$round main "${big_preset[@]}"; done
-for sh in "24 5000 5000 8 200" "80 5000 5000 8 100"; do
-  mlp_shape $sh
-  set -- $sh
-  variant_step "mlp-$1-$2-$3-$4-default" main "${shape[@]}"
-done
+settings_big 2 -
+settings_shapes - "24 5000 5000 8 200" "80 5000 5000 8 100"
