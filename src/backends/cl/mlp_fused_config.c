@@ -470,34 +470,36 @@ void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char
            c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->ldh);
 }
 
-void cg_fused_record(const cg_fused_config *c, const cg_fused_config *g, cg_kernel_config *config) {
-  const struct {
-    const char *name;
-    int value;
-    cg_origin origin;
-  } params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
-                {"R", c->rm, c->origin.r},         {"RN", c->rn, c->origin.rn},
-                {"KC", c->kc, c->origin.kc},
-                {"TPG", c->tpg, c->origin.tpg},    {"VW", c->vw, c->origin.vw},
-                {"PF", c->pf, c->origin.pf},       {"STAGE", c->stage, c->origin.stage},
-                {"DB", c->db, c->origin.db},
-                {"FWR", c->fwr, c->origin.fwr},    {"UR", c->ur, c->origin.ur},
-                {"WPF", c->wpf, c->origin.wpf},
-                {"THREE", c->three, c->origin.three},
-                {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
-                {"WGB", c->wgb, c->origin.wgb},    {"PAD", c->pad, c->origin.pad}};
-  for (size_t i = 0; i < sizeof params / sizeof params[0]; ++i)
+/* A parameter as a record names it. */
+typedef struct recorded {
+  const char *name;
+  int value;
+  cg_origin origin;
+} recorded;
+
+static void record_params(cg_kernel_config *config, const recorded *params, size_t n) {
+  for (size_t i = 0; i < n; ++i)
     cg_kernel_config_set(config, params[i].name, params[i].value, params[i].origin);
-  cg_kernel_config_set(config, "SPLIT", c->split, c->origin.split);
+}
+
+void cg_fused_record(const cg_fused_config *c, const cg_fused_config *g,
+                     cg_kernel_config *config) {
+  const recorded params[] = {{"TX", c->tx, c->origin.tx},       {"TY", c->ty, c->origin.ty},
+                             {"R", c->rm, c->origin.r},         {"RN", c->rn, c->origin.rn},
+                             {"KC", c->kc, c->origin.kc},       {"TPG", c->tpg, c->origin.tpg},
+                             {"VW", c->vw, c->origin.vw},       {"PF", c->pf, c->origin.pf},
+                             {"STAGE", c->stage, c->origin.stage},
+                             {"DB", c->db, c->origin.db},       {"FWR", c->fwr, c->origin.fwr},
+                             {"UR", c->ur, c->origin.ur},       {"WPF", c->wpf, c->origin.wpf},
+                             {"THREE", c->three, c->origin.three},
+                             {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
+                             {"WGB", c->wgb, c->origin.wgb},    {"PAD", c->pad, c->origin.pad},
+                             {"SPLIT", c->split, c->origin.split}};
+  record_params(config, params, sizeof params / sizeof params[0]);
   if (!c->split) return;
-  const struct {
-    const char *name;
-    int value;
-    cg_origin origin;
-  } gparams[] = {{"GTX", g->tx, g->origin.tx}, {"GTY", g->ty, g->origin.ty},
-                 {"GR", g->rm, g->origin.r},   {"GRN", g->rn, g->origin.rn},
-                 {"GKC", g->kc, g->origin.kc}, {"GUR", g->ur, g->origin.ur}};
-  for (size_t i = 0; i < sizeof gparams / sizeof gparams[0]; ++i)
-    cg_kernel_config_set(config, gparams[i].name, gparams[i].value, gparams[i].origin);
+  const recorded gparams[] = {{"GTX", g->tx, g->origin.tx}, {"GTY", g->ty, g->origin.ty},
+                              {"GR", g->rm, g->origin.r},   {"GRN", g->rn, g->origin.rn},
+                              {"GKC", g->kc, g->origin.kc}, {"GUR", g->ur, g->origin.ur}};
+  record_params(config, gparams, sizeof gparams / sizeof gparams[0]);
 }
 
