@@ -1197,14 +1197,14 @@ START_TEST(test_products_routes) {
 }
 END_TEST
 
-/* Whether the overrides' text ("NAME=VALUE,...") sets `name`. */
+/* Whether the overrides' text ("NAME=VALUE,...") sets `name`, by the project's own parse and
+ * lookup. */
 static bool overrides_name(const char *text, const char *name) {
-  const size_t n = strlen(name);
-  for (const char *p = text; p; p = strchr(p, ',')) {
-    if (*p == ',') ++p;
-    if (strncmp(p, name, n) == 0 && p[n] == '=') return true;
-  }
-  return false;
+  cg_kernel_overrides ov;
+  parse_overrides(&ov, text);
+  cg_origin origin = CG_ORIGIN_DEFAULT;
+  cg_kernel_override(&ov, name, 0, &origin);
+  return origin == CG_ORIGIN_OVERRIDE;
 }
 
 /* Blockings that fused_configure picks on some device but the CPU drivers' own picks never reach

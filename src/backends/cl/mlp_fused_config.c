@@ -94,16 +94,44 @@ static size_t fit_a_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int 
   return local;
 }
 
+/* The rule's R for launch A (most 8) or G (most 4): `most`, halved while tx x ty work-items with R
+ * x R blocks give fewer than half as many tiles of w1 as `cu` compute units, since a small shape is
+ * latency-bound and wants work-groups while a big one wants register blocking. */
+static int rule_r(const cg_mlp_shape s, int cu, int tx, int ty, int most) {
+  int r = most;
+  while (r > 1 && 2 * ceil_div(s.din, ty * r) * ceil_div(s.hidden, tx * r) < cu) r /= 2;
+  return r;
+}
+
+/* fit_a_blocks for launch A or G (`launch`: "" or " for launch G", in the message), refused where
+ * even its smallest blocks exceed `local_mem`; the blocks and chunk it made smaller than asked
+ * marked fallbacks (an overridden RN stays an override), and the grid's column blocks and row
+ * chunks. */
+static cg_rc fit_blocks(const cg_mlp_shape s, uint64_t local_mem, int r, int rn, int kc0, int vw0,
+                        const char *launch, cg_fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const size_t local = fit_a_blocks(s, local_mem, r, rn, kc0, vw0, c);
+  CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
+           "variant fused needs %zu bytes of local memory%s, the device has %llu", local, launch,
+           (unsigned long long)local_mem);
+  if (c->rm < r) c->origin.r = CG_ORIGIN_FALLBACK;
+  if (c->rn < rn && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
+  if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
+  c->nch = ceil_div(s.batch, c->ty * c->rm2);
+  c->col_blocks = ceil_div(s.hidden, c->tx * c->rn);
+cleanup:
+  return rc;
+}
+
 /* Launch A's register blocks (R, RN), chunk (KC), vector reads (VW) and forward path (FWR), by
  * the rule and the overrides, fitted to `local_mem`; its grid (col_blocks, row chunks). */
 static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, uint64_t local_mem,
                              const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
-  const int cu = (int)cg_device_units(info);
-  int r = 8;
-  while (r > 1 && 2 * ceil_div(s.din, c->ty * r) * ceil_div(s.hidden, c->tx * r) < cu) r /= 2;
   c->origin.r = CG_ORIGIN_DEFAULT;
-  r = cg_kernel_override(ov, "R", r, &c->origin.r);
+  const int r =
+      cg_kernel_override(ov, "R", rule_r(s, (int)cg_device_units(info), c->tx, c->ty, 8),
+                         &c->origin.r);
   CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param R=%d: out of range (1..16)", r);
   /* RN: the register block's columns, R unless overridden (R is then its rows alone); on a GPU
    * at batch 16 or less, 4 where R is 8: there launch A streams w1 with few products per element,
@@ -158,18 +186,10 @@ static cg_rc choose_a_blocks(const cg_mlp_shape s, const cg_device_info *info, u
     c->fwr = 1;
     c->origin.fwr = CG_ORIGIN_FALLBACK;
   }
-  const size_t local = fit_a_blocks(s, local_mem, r, rn_given, kc0, vw0, c);
-  CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
-           "variant fused needs %zu bytes of local memory, the device has %llu", local,
-           (unsigned long long)local_mem);
-  if (c->rm < r) c->origin.r = CG_ORIGIN_FALLBACK;
-  if (c->rn < rn_given && c->origin.rn != CG_ORIGIN_OVERRIDE) c->origin.rn = CG_ORIGIN_FALLBACK;
+  CG_TRY(fit_blocks(s, local_mem, r, rn_given, kc0, vw0, "", c, err));
   CG_CHECK(c->origin.vw != CG_ORIGIN_OVERRIDE || c->vw == vw0, CG_BAD_INPUT,
            "--kernel-param VW=%d: must divide R=%d and RN=%d", vw0, c->rm, c->rn);
   if (c->vw < vw0) c->origin.vw = CG_ORIGIN_FALLBACK;
-  if (c->kc < kc0) c->origin.kc = CG_ORIGIN_FALLBACK;
-  c->nch = ceil_div(s.batch, c->ty * c->rm2);
-  c->col_blocks = ceil_div(s.hidden, c->tx * c->rn);
 cleanup:
   return rc;
 }
@@ -378,18 +398,18 @@ cleanup:
  * four at once. Even chunks in place of 64 rows and the rest took launch G from 215 to 192 us at 80
  * x 5000 x 5000 x 8, 225 to 210 at 96 x 5000 x 5000 x 8, 172 to 159 at 112 x 4096 x 4096 x 8 and
  * 271 to 247 at 120 x 5000 x 5000 x 8 (split iterations). GTX, GTY, GR, GRN, GKC and GUR override;
- * the rest (vector reads, staging, which launches run, the rows' pitch) is launch A's (c). */
+ * the rest (vector reads as asked, staging, which launches run, the rows' pitch) is launch A's (c),
+ * without A's prefetch, double buffers, forward path or read-ahead (PF, DB, FWR, WPF 0). */
 static cg_rc choose_g(const cg_mlp_shape s, const cg_device_info *info, int lim,
                       uint64_t local_mem, const cg_kernel_overrides *ov,
                       const cg_fused_config *c, cg_fused_config *g, cg_error *err) {
   cg_rc rc = CG_OK;
   g->part = 1;
   CG_TRY(choose_items(ov, "GTX", "GTY", lim, g, err));
-  const int cu = (int)cg_device_units(info);
-  int r = 4;
-  while (r > 1 && 2 * ceil_div(s.din, g->ty * r) * ceil_div(s.hidden, g->tx * r) < cu) r /= 2;
   g->origin.r = g->origin.rn = g->origin.kc = g->origin.ur = CG_ORIGIN_DEFAULT;
-  r = cg_kernel_override(ov, "GR", r, &g->origin.r);
+  const int r =
+      cg_kernel_override(ov, "GR", rule_r(s, (int)cg_device_units(info), g->tx, g->ty, 4),
+                         &g->origin.r);
   CG_CHECK(r >= 1 && r <= 16, CG_BAD_INPUT, "--kernel-param GR=%d: out of range (1..16)", r);
   const int rn = cg_kernel_override(ov, "GRN", r, &g->origin.rn);
   CG_CHECK(rn >= 1 && rn <= 16, CG_BAD_INPUT, "--kernel-param GRN=%d: out of range (1..16)", rn);
@@ -398,15 +418,8 @@ static cg_rc choose_g(const cg_mlp_shape s, const cg_device_info *info, int lim,
   CG_CHECK(kc0 >= 1, CG_BAD_INPUT, "--kernel-param GKC=%d: below 1", kc0);
   g->stage = c->stage;
   cg_origin vw_origin;
-  const size_t local = fit_a_blocks(s, local_mem, r, rn, kc0, asked_vw(info, ov, &vw_origin), g);
-  CG_CHECK(local <= local_mem, CG_UNSUPPORTED,
-           "variant fused needs %zu bytes of local memory for launch G, the device has %llu",
-           local, (unsigned long long)local_mem);
-  if (g->rm < r) g->origin.r = CG_ORIGIN_FALLBACK;
-  if (g->rn < rn && g->origin.rn != CG_ORIGIN_OVERRIDE) g->origin.rn = CG_ORIGIN_FALLBACK;
-  if (g->kc < kc0) g->origin.kc = CG_ORIGIN_FALLBACK;
-  g->nch = ceil_div(s.batch, g->ty * g->rm2);
-  g->col_blocks = ceil_div(s.hidden, g->tx * g->rn);
+  CG_TRY(fit_blocks(s, local_mem, r, rn, kc0, asked_vw(info, ov, &vw_origin), " for launch G", g,
+                    err));
   g->tpg = 1;
   g->rgroups = ceil_div(s.din, g->ty * g->rm);
   g->ur = cg_kernel_override(ov, "GUR", 1, &g->origin.ur);
