@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The second call: linear at every transfer in four more processes (the first call's one process
+# had pinned at 1.63 times resident on an H100, where earlier calls saw 1.0-1.2 but for a slow
+# first process); on an H200 first the big preset's rounds and matmul's targets of run.sh.
+#   ../shared/device/stage; bash bench/results/2026-12-06-close/run2.sh BUNDLE OUT
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/steps.sh"
+device_call "$1" "$2" close2
+for round in 1 2 3 4; do
+  step linear-$round 60 "${clgauge[@]}" linear --device nvidia --backend cl --variant fused \
+    --transfer all --json "$o/linear-$round.json"
+done
+if grep -q H200 "$o/gpu.txt"; then
+  settings_big 3 - SPLIT=0
+  step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
+    --iters 120 --print-every 20 --json "$o/big-preset.json"
+  for n in 1000 4096 1023 1024 1025 2047 4095; do
+    step matmul-n$n 120 "${clgauge[@]}" matmul --device nvidia --backend clblast,cl \
+      --variant sgemm,pipelined --n $n --runs 5 --json "$o/matmul-n$n.json"
+  done
+  step matmul-777x1333x555 120 "${clgauge[@]}" matmul --device nvidia --backend clblast,cl \
+    --variant sgemm,pipelined --n 555 --m 777 --k 1333 --runs 5 --json "$o/matmul-777x1333x555.json"
+fi
+rm -rf "$o/cache"
+tar -C "$o" -czf "$2/close2.tar.gz" .
