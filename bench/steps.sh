@@ -166,3 +166,14 @@ each_shape() { # kind "item..." "batch din hidden dout iters"...
     done
   done
 }
+# `matmul_targets`, after device_call: issue 10's matmul sizes (n = 1000 and 4096, the cliff's
+# neighbours 1023 to 4095, and 777 x 1333 x 555 as M x K x N), cl/pipelined beside clblast, five
+# runs each, steps matmul-nN and matmul-777x1333x555.
+matmul_targets() {
+  local n mm=(matmul --device nvidia --backend clblast,cl --variant sgemm,pipelined --runs 5)
+  for n in 1000 4096 1023 1024 1025 2047 4095; do
+    step matmul-n$n 120 "${clgauge[@]}" "${mm[@]}" --n $n --json "$o/matmul-n$n.json"
+  done
+  step matmul-777x1333x555 120 "${clgauge[@]}" "${mm[@]}" --n 555 --m 777 --k 1333 \
+    --json "$o/matmul-777x1333x555.json"
+}

@@ -43,12 +43,7 @@ grid 256x2048x1024x16 8x16x16x1 8x1024x1024x8 8x8192x8192x64 64x128x8192x1 64x81
 step linear 120 "${clgauge[@]}" linear --device nvidia --backend cl --variant fused \
   --transfer all --json "$o/linear.json"
 if [ $h200 = 1 ]; then
-  for n in 1000 4096 1023 1024 1025 2047 4095; do
-    step matmul-n$n 120 "${clgauge[@]}" matmul --device nvidia --backend clblast,cl \
-      --variant sgemm,pipelined --n $n --runs 5 --json "$o/matmul-n$n.json"
-  done
-  step matmul-777x1333x555 120 "${clgauge[@]}" matmul --device nvidia --backend clblast,cl \
-    --variant sgemm,pipelined --n 555 --m 777 --k 1333 --runs 5 --json "$o/matmul-777x1333x555.json"
+  matmul_targets
 fi
 rm -rf "$o/cache"
 tar -C "$o" -czf "$2/close.tar.gz" .

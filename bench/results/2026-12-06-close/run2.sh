@@ -15,12 +15,7 @@ if grep -q H200 "$o/gpu.txt"; then
   settings_big 3 - SPLIT=0
   step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
     --iters 120 --print-every 20 --json "$o/big-preset.json"
-  for n in 1000 4096 1023 1024 1025 2047 4095; do
-    step matmul-n$n 120 "${clgauge[@]}" matmul --device nvidia --backend clblast,cl \
-      --variant sgemm,pipelined --n $n --runs 5 --json "$o/matmul-n$n.json"
-  done
-  step matmul-777x1333x555 120 "${clgauge[@]}" matmul --device nvidia --backend clblast,cl \
-    --variant sgemm,pipelined --n 555 --m 777 --k 1333 --runs 5 --json "$o/matmul-777x1333x555.json"
+  matmul_targets
 fi
 rm -rf "$o/cache"
 tar -C "$o" -czf "$2/close2.tar.gz" .
