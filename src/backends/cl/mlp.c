@@ -140,6 +140,13 @@ cleanup:
 
 /* ---- fused ------------------------------------------------------------------------------ */
 
+/* Launch A's (or G's) work-items that a rebuild within the kernels' limits made fewer than the
+ * first configuration's default: marked fallbacks. */
+static void mark_items_shrunk(cg_fused_config *c, const cg_fused_config *first) {
+  if (c->origin.tx == CG_ORIGIN_DEFAULT && c->tx < first->tx) c->origin.tx = CG_ORIGIN_FALLBACK;
+  if (c->origin.ty == CG_ORIGIN_DEFAULT && c->ty < first->ty) c->origin.ty = CG_ORIGIN_FALLBACK;
+}
+
 /* Configure, build, and check the built kernels against what the configuration assumed; when
  * they allow fewer work-items (rusticl on llvmpipe: 32), or need more local memory than the
  * arrays they declare (CL_KERNEL_LOCAL_MEM_SIZE counts what the driver adds), configure again
@@ -237,10 +244,8 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
   }
   /* work-group sizes that a rebuild within the kernels' limits made smaller */
   cg_fused_config *c = &m->cfg;
-  if (c->origin.tx == CG_ORIGIN_DEFAULT && c->tx < first.tx) c->origin.tx = CG_ORIGIN_FALLBACK;
-  if (c->origin.ty == CG_ORIGIN_DEFAULT && c->ty < first.ty) c->origin.ty = CG_ORIGIN_FALLBACK;
-  if (g->origin.tx == CG_ORIGIN_DEFAULT && g->tx < gfirst.tx) g->origin.tx = CG_ORIGIN_FALLBACK;
-  if (g->origin.ty == CG_ORIGIN_DEFAULT && g->ty < gfirst.ty) g->origin.ty = CG_ORIGIN_FALLBACK;
+  mark_items_shrunk(c, &first);
+  mark_items_shrunk(g, &gfirst);
   if (c->wgb < first.wgb) c->origin.wgb = CG_ORIGIN_FALLBACK;
   cg_fused_record(c, g, config);
 cleanup:
