@@ -15,8 +15,8 @@ Each case draws a shape and a set of overrides, runs `clgauge WORKLOAD ... --ker
 One line per case (its command, so that a failure can be run again by hand), then a summary.
 Exit status 1 when a case failed, 0 otherwise. The same seed draws the same cases.
 
-Workloads: mlp (cl/fused: launch A's blocking and switches, launch R, the products step, the
-persistent path), linear (cl, every transfer mode with its group, ramp, gathering threads and
+Workloads: mlp (cl/fused: launch A's blocking and switches, launch R, the rows' pitch, the
+split with launch G's blocking, the products step with its split-k, the persistent path), linear (cl, every transfer mode with its group, ramp, gathering threads and
 persistent switches), matmul (cl/pipelined: block, k-slice, per-item outputs, vectors, padding).
 """
 import argparse
@@ -33,7 +33,14 @@ MLP_PARAMS = [("TX", [1, 2, 4, 8, 16, 32]), ("TY", [1, 2, 4, 8, 16]), ("R", [1, 
               ("PF", [0, 1]), ("STAGE", [0, 1]), ("DB", [0, 1]), ("FWR", [0, 1, 2]),
               ("UR", [1, 2, 3, 8]), ("WPF", [0, 1]), ("THREE", [0, 1]), ("DZ1A", [0, 1]),
               ("RC", [1, 3, 8, 16, 64]),
-              ("STRATEGY", [0, 1]), ("PERSIST", [0, 1, 2])]
+              ("STRATEGY", [0, 1]), ("PERSIST", [0, 1, 2]), ("PAD", [0, 1]),
+              ("WGB", [1, 2, 32, 256]), ("SPLIT", [0, 1])]
+# drawn where SPLIT=1: launch G's blocking (g1 and the w1 update in a launch of their own)
+MLP_SPLIT_PARAMS = [("GTX", [1, 2, 4, 8, 16]), ("GTY", [1, 2, 4, 8]), ("GR", [1, 2, 3, 4, 8]),
+                    ("GRN", [1, 2, 3, 4, 8]), ("GKC", [1, 3, 8, 16, 64]), ("GUR", [1, 2, 3])]
+# drawn where STRATEGY=1: the products step's split-k and loss
+MLP_PRODUCT_PARAMS = [("SPLITK", [0, 1, 2]), ("DZ1P", [0, 1]), ("SPLITS", [0, 1, 3, 8]),
+                      ("LOSSG", [1, 2, 7, 1024])]
 LINEAR_PARAMS = [("GROUP", [1, 2, 3, 8, 32]), ("RAMP", [0, 1]), ("THREADS", [1, 2, 3, 7]),
                  ("PERSIST", [0, 1, 2])]
 MATMUL_PARAMS = [("MWG", [8, 16, 32, 48, 64, 96, 128]), ("NWG", [8, 16, 32, 64, 96, 128]),
@@ -52,6 +59,10 @@ def mlp_case(rng):
              "--hidden", rng.choice([1, 7, 16, 41, 129, 300]),
              "--dout", rng.choice([1, 3, 8, 17, 64]), "--iters", 3, "--print-every", 1]
     params = draw_params(rng, MLP_PARAMS)
+    if params.get("SPLIT") == 1:
+        params.update(draw_params(rng, MLP_SPLIT_PARAMS))
+    if params.get("STRATEGY") == 1:
+        params.update(draw_params(rng, MLP_PRODUCT_PARAMS))
     if rng.random() < 0.3:
         shape.append("--update-w3")
     # more than one row tile per work-group only where the batch fits one (else refused)
