@@ -16,8 +16,14 @@ One line per case (its command, so that a failure can be run again by hand), the
 Exit status 1 when a case failed, 0 otherwise. The same seed draws the same cases.
 
 Workloads: mlp (cl/fused: launch A's blocking and switches, launch R, the rows' pitch, the
-split with launch G's blocking, the products step with its split-k, the persistent path), linear (cl, every transfer mode with its group, ramp, gathering threads and
-persistent switches), matmul (cl/pipelined: block, k-slice, per-item outputs, vectors, padding).
+split with launch G's blocking, the products step with its split-k, the persistent path),
+linear (cl, every transfer mode with its group, ramp, gathering threads and persistent
+switches), matmul (cl/pipelined: block, k-slice, per-item outputs, vectors, padding).
+
+With --oclgrind SHAPE each case runs on Oclgrind's simulated device instead (shapes of a few
+dozen rows, since it simulates every work-item), through tests/oclgrind_run.sh with its checks
+of data races, out-of-bounds and uninitialised accesses and API misuse: a report fails the case.
+SHAPE gives the device a GPU's limits (wg256, wg64) or the simulator's own (simulator).
 """
 import argparse
 import json
@@ -49,20 +55,31 @@ MATMUL_PARAMS = [("MWG", [8, 16, 32, 48, 64, 96, 128]), ("NWG", [8, 16, 32, 64, 
 DRAW_SHARE = 0.4
 
 
-def draw_params(rng, table):
-    return {name: rng.choice(values) for name, values in table if rng.random() < DRAW_SHARE}
+def draw_params(rng, table, fixed):
+    """Each parameter of the table drawn or left to the default; those of `fixed` (--fixed)
+    given in every case (drawn all the same, so that a seed draws the same shapes with or
+    without them)."""
+    drawn = {name: rng.choice(values) for name, values in table if rng.random() < DRAW_SHARE}
+    drawn.update((k, v) for k, v in fixed.items() if k in dict(table))
+    return drawn
 
 
-def mlp_case(rng):
-    shape = ["--batch", rng.choice([1, 2, 7, 8, 16, 17, 33, 64, 65, 129]),
-             "--din", rng.choice([1, 5, 16, 37, 130, 257]),
-             "--hidden", rng.choice([1, 7, 16, 41, 129, 300]),
-             "--dout", rng.choice([1, 3, 8, 17, 64]), "--iters", 3, "--print-every", 1]
-    params = draw_params(rng, MLP_PARAMS)
+def mlp_case(rng, small, fixed):
+    if small:
+        shape = ["--batch", rng.choice([1, 2, 5, 9, 13, 17]),
+                 "--din", rng.choice([1, 7, 19, 37, 40]),
+                 "--hidden", rng.choice([1, 5, 16, 23, 41]),
+                 "--dout", rng.choice([1, 3, 5]), "--iters", 2, "--print-every", 1]
+    else:
+        shape = ["--batch", rng.choice([1, 2, 7, 8, 16, 17, 33, 64, 65, 129]),
+                 "--din", rng.choice([1, 5, 16, 37, 130, 257]),
+                 "--hidden", rng.choice([1, 7, 16, 41, 129, 300]),
+                 "--dout", rng.choice([1, 3, 8, 17, 64]), "--iters", 3, "--print-every", 1]
+    params = draw_params(rng, MLP_PARAMS, fixed)
     if params.get("SPLIT") == 1:
-        params.update(draw_params(rng, MLP_SPLIT_PARAMS))
+        params.update(draw_params(rng, MLP_SPLIT_PARAMS, fixed))
     if params.get("STRATEGY") == 1:
-        params.update(draw_params(rng, MLP_PRODUCT_PARAMS))
+        params.update(draw_params(rng, MLP_PRODUCT_PARAMS, fixed))
     if rng.random() < 0.3:
         shape.append("--update-w3")
     # more than one row tile per work-group only where the batch fits one (else refused)
@@ -71,32 +88,60 @@ def mlp_case(rng):
     return ["mlp", "--backend", "cl", "--variant", "fused"] + shape, params
 
 
-def linear_case(rng):
-    shape = ["--samples", rng.choice([1, 2, 7, 33, 100, 257, 1000]),
-             "--batch", rng.choice([1, 3, 8, 32, 64, 200]),
-             "--features", rng.choice([1, 2, 5, 17, 100, 1001]),
-             "--classes", rng.choice([1, 2, 3, 10, 17]), "--epochs", rng.choice([1, 2, 3]),
-             "--transfer", rng.choice(["pinned", "pinned", "resident", "pageable"])]
-    return ["linear", "--backend", "cl"] + shape, draw_params(rng, LINEAR_PARAMS)
+def linear_case(rng, small, fixed):
+    if small:
+        shape = ["--samples", rng.choice([1, 2, 7, 33, 100]),
+                 "--batch", rng.choice([1, 3, 8, 32]),
+                 "--features", rng.choice([1, 2, 5, 17, 70]),
+                 "--classes", rng.choice([1, 2, 3, 5]), "--epochs", rng.choice([1, 2])]
+    else:
+        shape = ["--samples", rng.choice([1, 2, 7, 33, 100, 257, 1000]),
+                 "--batch", rng.choice([1, 3, 8, 32, 64, 200]),
+                 "--features", rng.choice([1, 2, 5, 17, 100, 1001]),
+                 "--classes", rng.choice([1, 2, 3, 10, 17]), "--epochs", rng.choice([1, 2, 3])]
+    transfer = rng.choice(["pinned", "pinned", "resident", "pageable"])
+    shape += ["--transfer", transfer]
+    if small:
+        # one record a case (Oclgrind's runs are checked by their count of records): resident
+        # has the epoch variant beside fused
+        variant = rng.choice(["fused", "epoch"]) if transfer == "resident" else "fused"
+        shape += ["--variant", variant]
+    return ["linear", "--backend", "cl"] + shape, draw_params(rng, LINEAR_PARAMS, fixed)
 
 
-def matmul_case(rng):
-    shape = ["--m", rng.choice([1, 17, 64, 97, 128, 255]),
-             "--n", rng.choice([1, 19, 64, 100, 130, 256]),
-             "--k", rng.choice([1, 23, 64, 129, 300]), "--runs", 1, "--loops", 2]
+def matmul_case(rng, small, fixed):
+    if small:
+        shape = ["--m", rng.choice([1, 17, 33, 64]), "--n", rng.choice([1, 19, 64, 65]),
+                 "--k", rng.choice([1, 23, 64, 100]), "--runs", 1, "--loops", 1]
+    else:
+        shape = ["--m", rng.choice([1, 17, 64, 97, 128, 255]),
+                 "--n", rng.choice([1, 19, 64, 100, 130, 256]),
+                 "--k", rng.choice([1, 23, 64, 129, 300]), "--runs", 1, "--loops", 2]
     return ["matmul", "--backend", "cl", "--variant", "pipelined"] + shape, \
-        draw_params(rng, MATMUL_PARAMS)
+        draw_params(rng, MATMUL_PARAMS, fixed)
 
 
 CASES = {"mlp": mlp_case, "linear": linear_case, "matmul": matmul_case}
+# the parameter tables each workload draws from, for --fixed's names
+TABLES = {"mlp": [MLP_PARAMS, MLP_SPLIT_PARAMS, MLP_PRODUCT_PARAMS], "linear": [LINEAR_PARAMS],
+          "matmul": [MATMUL_PARAMS]}
+
+# Oclgrind's device shapes, as tests/CMakeLists.txt's CLGAUGE_OCLGRIND_* give them: the simulator's
+# own limits, and two GPUs' work-group and local-memory limits
+OCLGRIND_SHAPES = {"simulator": [], "wg256": ["--max-wgsize", "256", "--local-mem-size", "32768"],
+                   "wg64": ["--max-wgsize", "64", "--local-mem-size", "16384"]}
+OCLGRIND_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "tests",
+                            "oclgrind_run.sh")
 
 
 def run_case(args, index, rng, workdir):
-    argv, params = CASES[args.workload](rng)
+    argv, params = CASES[args.workload](rng, args.oclgrind is not None, args.fixed)
+    if params:
+        argv += ["--kernel-param", ",".join("%s=%d" % kv for kv in params.items())]
+    if args.oclgrind is not None:
+        return run_oclgrind_case(args, [str(a) for a in argv])
     out = os.path.join(workdir, "case-%d.json" % index)
     cmd = [args.clgauge] + [str(a) for a in argv] + ["--device", args.device]
-    if params:
-        cmd += ["--kernel-param", ",".join("%s=%d" % kv for kv in params.items())]
     try:
         proc = subprocess.run(cmd + ["--json", out], capture_output=True, text=True,
                               timeout=args.case_timeout)
@@ -119,6 +164,50 @@ def run_case(args, index, rng, workdir):
     return "FAILED", "%s: %s" % (bad[0]["status"], reason), cmd
 
 
+def run_oclgrind_case(args, argv):
+    """The case on Oclgrind through tests/oclgrind_run.sh, which fails on any report of the
+    simulated device (a data race, an out-of-bounds or uninitialised access, API misuse) and
+    on a record not verified."""
+    cmd = [OCLGRIND_RUN, "1"] + OCLGRIND_SHAPES[args.oclgrind] + ["--", args.clgauge] + argv
+    shown = [args.clgauge] + argv + ["--device", "oclgrind (%s)" % args.oclgrind]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.case_timeout)
+    except subprocess.TimeoutExpired:
+        return "FAILED", "no end within %d s" % args.case_timeout, shown
+    if proc.returncode == 0:
+        return "ok", "", shown
+    out = proc.stdout
+    # the script shows the command, clgauge's exit status and output; 3 (refused) or 4 (nothing
+    # ran: unsupported) with a reason naming --kernel-param is a refusal, as outside Oclgrind
+    reasons = [l.strip() for l in out.splitlines()
+               if "--kernel-param " in l and not l.startswith("command:")]
+    if ("exit status: 3" in out or "exit status: 4" in out) and reasons:
+        return "refused", reasons[-1], shown
+    if proc.returncode == 77:
+        return "FAILED", "oclgrind is not installed", shown
+    # the verdict, then the first line of Oclgrind's report or of clgauge's error
+    lines = out.splitlines()
+    verdict = next((l for l in lines if l.startswith("FAIL")), "exit status %d" % proc.returncode)
+    start = next((i for i, l in enumerate(lines) if l.startswith("--- stderr")), len(lines))
+    first = next((l.strip() for l in lines[start + 1:] if l.strip() and l != "---"), "") or \
+        next((l.strip() for l in lines[:start] if ": error: " in l), "")
+    return "FAILED", verdict + (": " + first if first else ""), shown
+
+
+def parse_fixed(ap, text, workload):
+    known = {name for table in TABLES[workload] for name, _ in table}
+    fixed = {}
+    for item in filter(None, text.split(",")):
+        name, eq, value = item.partition("=")
+        if not eq or not value.lstrip("-").isdigit():
+            ap.error("--fixed %s: not NAME=VALUE with an integer VALUE" % item)
+        if name not in known:
+            ap.error("--fixed %s: %s is none of the drawn parameters (%s)"
+                     % (item, name, " ".join(sorted(known))))
+        fixed[name] = int(value)
+    return fixed
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -129,7 +218,14 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="seed of the draws (default 1)")
     ap.add_argument("--case-timeout", type=int, default=600,
                     help="seconds a case may take before it counts as hung (default 600)")
+    ap.add_argument("--fixed", default="", metavar="NAME=VALUE,...",
+                    help="parameters given in every case (the others drawn), e.g. SPLIT=1: a "
+                         "path the draws reach too seldom")
+    ap.add_argument("--oclgrind", choices=sorted(OCLGRIND_SHAPES),
+                    help="run each case on Oclgrind, as a device of that shape, at smaller sizes, "
+                         "failing it on any report (--device is then unused)")
     args = ap.parse_args()
+    args.fixed = parse_fixed(ap, args.fixed, args.workload)
     if args.count < 1:
         ap.error("--count %d: at least one case" % args.count)
     if not os.access(args.clgauge, os.X_OK):
@@ -142,8 +238,9 @@ def main():
             tally[verdict] += 1
             print("%3d %-7s %s%s" % (i, verdict, " ".join(cmd[1:]),
                                       "\n      " + why if why else ""), flush=True)
+    where = "oclgrind (%s)" % args.oclgrind if args.oclgrind else args.device
     print("%s on %s, seed %d: %d ok, %d refused, %d failed" % (
-        args.workload, args.device, args.seed, tally["ok"], tally["refused"], tally["FAILED"]))
+        args.workload, where, args.seed, tally["ok"], tally["refused"], tally["FAILED"]))
     return 1 if tally["FAILED"] else 0
 
 
