@@ -244,15 +244,16 @@ END_TEST
 /* ---- kernel configuration ---- */
 
 /* One more pinned run in test_transfers_agree with GROUP overridden to 3, groups that do not
- * divide the epoch, growing from one batch to 3 and shrinking again (RAMP=1), and the host's
- * gather on 3 threads, which split no group evenly. */
-enum { OVERRIDE_GROUP = 3, OVERRIDE_THREADS = 3 };
-#define OVERRIDES_AGAIN "GROUP=3,RAMP=1,THREADS=3"
+ * divide the epoch, growing from one batch to 3 and shrinking again (RAMP=1), the host's gather
+ * on 3 threads, which split no group evenly, and the groups uploaded into 3 device buffers and
+ * gathered into 4 staging buffers, which the epoch's groups do not divide either. */
+enum { OVERRIDE_GROUP = 3, OVERRIDE_THREADS = 3, OVERRIDE_SLOTS = 3 };
+#define OVERRIDES_AGAIN "GROUP=3,RAMP=1,THREADS=3,SLOTS=3"
 
 /* The pinned parameters a kernel configuration must show: each overridden to its value, or 0
  * for the default. */
 typedef struct pinned_expect {
-  int group, ramp, threads;
+  int group, ramp, threads, slots;
 } pinned_expect;
 
 static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *name) {
@@ -264,8 +265,9 @@ static const cg_kernel_param *find_param(const cg_kernel_config *k, const char *
 /* What an implementation reports it ran: nothing on the host; on OpenCL the work-group size of
  * every kernel it launches (a power of two, the default or a fallback to the device's limits),
  * and in pinned mode the batches per upload (at most CG_CL_LINEAR_PINNED_GROUP by default, never
- * more than the epoch's batches) and the gather's host threads. `group` and `threads` are the
- * GROUP and THREADS overrides given, or 0. */
+ * more than the epoch's batches), the gather's host threads and the device buffers of the
+ * groups (CG_CL_LINEAR_SLOTS by default). `group`, `threads` and `slots` are the GROUP, THREADS
+ * and SLOTS overrides given, or 0. */
 static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
                                  const char *variant, const char *mode, int batches,
                                  pinned_expect pe, const char *name) {
@@ -307,6 +309,7 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
     wanted[n++] = "GROUP";
     wanted[n++] = "RAMP";
     wanted[n++] = "THREADS";
+    wanted[n++] = "SLOTS";
   }
   ck_assert_msg(k->nparams == n, "%s, %s: %d kernel parameters, expected %d", name, mode,
                 k->nparams, n);
@@ -325,7 +328,11 @@ static void expect_kernel_config(const cg_kernel_config *k, const cg_backend *b,
       continue;
     }
     ck_assert_msg(p->value >= 1, "%s, %s: %s = %d", name, mode, p->name, p->value);
-    if (strcmp(p->name, "THREADS") == 0) {
+    if (strcmp(p->name, "SLOTS") == 0) {
+      ck_assert_int_eq(p->value, pe.slots ? pe.slots : CG_CL_LINEAR_SLOTS);
+      ck_assert_msg(p->origin == (pe.slots ? CG_ORIGIN_OVERRIDE : CG_ORIGIN_DEFAULT),
+                    "%s: SLOTS origin %s", name, cg_origin_name(p->origin));
+    } else if (strcmp(p->name, "THREADS") == 0) {
       if (threads > 0) {
         ck_assert_msg(p->origin == CG_ORIGIN_OVERRIDE, "%s: THREADS origin %s", name,
                       cg_origin_name(p->origin));
@@ -675,7 +682,8 @@ static void train(const cg_impl *impl, const cg_backend_env *env, const char *va
   cg_rc rc = impl->prepare(env, variant, mode, &setup, &state, &prepared, &err);
   ck_assert_msg(rc == CG_OK, "%s, %s: prepare: rc %d: %s", name, mode, rc, err.msg);
   ck_assert_ptr_nonnull(prepared.compile_kind);
-  const pinned_expect pe = {group, group > 0, group ? OVERRIDE_THREADS : 0};
+  const pinned_expect pe = {group, group > 0, group ? OVERRIDE_THREADS : 0,
+                            group ? OVERRIDE_SLOTS : 0};
   expect_kernel_config(&prepared.config, impl->backend, variant, mode, batches, pe, name);
   const cg_linear_tensors data = {.x = d->x, .labels = d->labels, .w = d->w0, .b = d->b0};
   ck_assert_msg(impl->upload(state, &data, &err) == CG_OK, "%s: upload: %s", name, err.msg);
@@ -766,7 +774,7 @@ START_TEST(test_transfers_agree) {
   ck_assert_msg(c.backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   combo_name(&c, &list, name, sizeof name);
   cg_kernel_overrides overrides = {0};
-  char text[32];
+  char text[64];
   snprintf(text, sizeof text, "%s", OVERRIDES_AGAIN);
   ck_assert_msg(cg_kernel_overrides_parse(&overrides, text, &err) == CG_OK, "%s", err.msg);
   const cg_backend_env env = {.device = dev};
@@ -1133,6 +1141,18 @@ START_TEST(test_group_override_limits) {
                    CG_BAD_INPUT);
   ck_assert_msg(strstr(err.msg, "GROUP=0") != NULL, "%s: override not named: %s", name, err.msg);
   ck_assert_ptr_null(state);
+  /* device slots below two (no upload beside a compute) or past CG_CL_LINEAR_MAX_SLOTS */
+  const char *bad_slots[] = {"SLOTS=1", "SLOTS=5"};
+  for (int i = 0; i < 2; ++i) {
+    cg_kernel_overrides slots = {0};
+    ck_assert_int_eq(cg_kernel_overrides_parse(&slots, bad_slots[i], &err), CG_OK);
+    env.overrides = &slots;
+    ck_assert_int_eq(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err),
+                     CG_BAD_INPUT);
+    ck_assert_msg(strstr(err.msg, bad_slots[i]) != NULL, "%s: override not named: %s", name,
+                  err.msg);
+    ck_assert_ptr_null(state);
+  }
   env.overrides = &large;
   ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
                     CG_OK,
@@ -1264,15 +1284,16 @@ START_TEST(test_validate_values) {
       ck_assert_msg(nmodes(impl) >= 1, "%s: %d transfer modes", b->name, nmodes(impl));
       for (int k = 0; k < nmodes(impl); ++k)
         ck_assert_msg(mode_index(impl->modes[k]) >= 0, "%s: mode %s", b->name, impl->modes[k]);
-      /* pinned's GROUP, RAMP and THREADS; and the cl backend's epoch variant's work-group, then the
-       * persistent path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and SYNC */
+      /* pinned's GROUP, RAMP, THREADS and SLOTS; and the cl backend's epoch variant's
+       * work-group, then the persistent path's PERSIST, PGROUPS, SPIN, WG_PERSIST, PREFETCH and
+       * SYNC */
       const bool cl = strcmp(b->name, "cl") == 0;
       const char *const *kp = impl->kernel_params;
       int nkp = 0;
       while (kp && kp[nkp]) ++nkp;
-      ck_assert_msg(kp && nkp == (cl ? 10 : 3) && strcmp(kp[0], "GROUP") == 0 &&
+      ck_assert_msg(kp && nkp == (cl ? 11 : 4) && strcmp(kp[0], "GROUP") == 0 &&
                         strcmp(kp[1], "RAMP") == 0 && strcmp(kp[2], "THREADS") == 0 &&
-                        (!cl || strcmp(kp[3], "WG_EPOCH") == 0),
+                        strcmp(kp[3], "SLOTS") == 0 && (!cl || strcmp(kp[4], "WG_EPOCH") == 0),
                     "%s: kernel parameters", b->name);
     } else {
       ck_assert_msg(nmodes(impl) == 1 && strcmp(impl->modes[0], m->host_mode) == 0,

@@ -154,15 +154,17 @@ static cg_rc cl_linear_prepare_variant(const cg_backend_env *env, const char *va
 }
 
 static const char *const cl_linear_variants[] = {"fused", "epoch", NULL};
-/* Batches per upload of the pinned mode and the host threads gathering them (where the host's
+/* Batches per upload of the pinned mode, the host threads gathering them (where the host's
  * memory stops the gather from gaining depends on the host: on an H100's, at 2 MB batches, 8
- * threads gathered faster than 4 and 16 no faster than 8; bench/RESULTS.md, 2026-12-05); the
- * epoch kernel's one work-group. */
+ * threads gathered faster than 4 and 16 no faster than 8; bench/RESULTS.md, 2026-12-05) and the
+ * device buffers the groups are uploaded into; the epoch kernel's one work-group. */
 static const cg_tune_space cl_linear_tune[] = {
     {"fused",
      "pinned",
-     2,
-     {{"GROUP", 7, {1, 2, 4, 8, 16, 32, 64}}, {"THREADS", 5, {1, 2, 4, 8, 16}}}},
+     3,
+     {{"GROUP", 7, {1, 2, 4, 8, 16, 32, 64}},
+      {"THREADS", 5, {1, 2, 4, 8, 16}},
+      {"SLOTS", 3, {2, 3, 4}}}},
     {"epoch", "resident", 1, {{"WG_EPOCH", 6, {32, 64, 128, 256, 512, 1024}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},
 };

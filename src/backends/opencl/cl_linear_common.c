@@ -13,9 +13,9 @@
 #include "clgauge/program.h"
 
 const char *const cg_cl_linear_modes[] = {"pageable", "pinned", "resident", NULL};
-const char *const cg_cl_linear_kernel_params[] = {"GROUP", "RAMP", "THREADS", NULL};
+const char *const cg_cl_linear_kernel_params[] = {"GROUP", "RAMP", "THREADS", "SLOTS", NULL};
 const char *const cg_cl_linear_epoch_kernel_params[] = {
-    "GROUP", "RAMP", "THREADS", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST",
+    "GROUP", "RAMP", "THREADS", "SLOTS", "WG_EPOCH", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST",
     "PREFETCH", "SYNC", NULL};
 
 static double mib(double bytes) { return bytes / (1024.0 * 1024.0); }
@@ -80,7 +80,7 @@ static void release_events(cg_linear_device *l) {
     if (l->staging_up[s]) clReleaseEvent(l->staging_up[s]);
     l->staging_up[s] = NULL;
   }
-  for (int s = 0; s < 2; ++s) {
+  for (int s = 0; s < CG_CL_LINEAR_MAX_SLOTS; ++s) {
     if (l->slot_done[s]) clReleaseEvent(l->slot_done[s]);
     l->slot_done[s] = NULL;
   }
@@ -100,10 +100,10 @@ void cg_cl_linear_release(void *state) {
     if (l->staging_ptr[s])
       clEnqueueUnmapMemObject(l->queue, l->staging[s], l->staging_ptr[s], 0, NULL, NULL);
   if (l->queue) clFinish(l->queue);
-  cl_mem *mems[] = {&l->w,      &l->b,          &l->g,          &l->rowloss,    &l->loss,
-                    &l->dev_batch[0], &l->dev_batch[1], &l->x,   &l->labels,     &l->order,
-                    &l->staging[0], &l->staging[1], &l->staging[2]};
+  cl_mem *mems[] = {&l->w, &l->b, &l->g, &l->rowloss, &l->loss, &l->x, &l->labels, &l->order};
   for (size_t i = 0; i < sizeof mems / sizeof mems[0]; ++i) cg_cl_release_mem(mems[i]);
+  for (int s = 0; s < CG_CL_LINEAR_MAX_SLOTS; ++s) cg_cl_release_mem(&l->dev_batch[s]);
+  for (int s = 0; s < CG_CL_LINEAR_STAGING; ++s) cg_cl_release_mem(&l->staging[s]);
   cl_kernel kernels[] = {l->forward, l->softmax, l->update, l->gather, l->epoch};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
@@ -209,19 +209,23 @@ cleanup:
   return rc;
 }
 
-/* pinned: the group size and the gather's threads, two device slots and the mapped staging
- * buffers of a group each, and the second queue. */
+/* pinned: the group size and the gather's threads, the device slots (SLOTS) and the mapped
+ * staging buffers of a group each, and the second queue. */
 static cg_rc create_pinned(cg_linear_device *l, const cg_backend_env *env, size_t batch_bytes,
                            cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   CG_TRY(choose_group(l, env, batch_bytes, err));
   CG_TRY(start_gather_pool(l, env, err));
+  CG_TRY(cg_kernel_override_in(env->overrides, "SLOTS", CG_CL_LINEAR_SLOTS, 2,
+                               CG_CL_LINEAR_MAX_SLOTS,
+                               "device buffers of an uploaded group, 2 to 4", &l->slots,
+                               &l->slots_origin, err));
   const size_t group_bytes = batch_bytes * (size_t)l->group;
-  for (int i = 0; i < 2; ++i)
+  for (int i = 0; i < l->slots; ++i)
     CG_TRY(cg_cl_buffer(l->dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
                         &l->dev_batch[i], err));
-  for (int i = 0; i < CG_CL_LINEAR_STAGING; ++i) {
+  for (int i = 0; i < l->slots + 1; ++i) {
     CG_TRY(cg_cl_buffer(l->dev, "a pinned staging group of batches", group_bytes,
                         CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
     l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
@@ -252,6 +256,7 @@ static void describe_config(const cg_linear_device *l, unsigned kernels, cg_kern
     cg_kernel_config_set(c, "GROUP", l->group, l->group_origin);
     cg_kernel_config_set(c, "RAMP", l->ramp, l->ramp_origin);
     cg_kernel_config_set(c, "THREADS", cg_workers_parts(l->gather_pool), l->threads_origin);
+    cg_kernel_config_set(c, "SLOTS", l->slots, l->slots_origin);
   }
 }
 
@@ -469,17 +474,17 @@ static pinned_group pinned_group_of(const cg_linear_device *l, int g) {
 }
 
 /* pinned: group g's staging buffer, and its device slot. */
-static int staging_of(int g) { return g % CG_CL_LINEAR_STAGING; }
-static int slot_of(int g) { return g & 1; }
+static int staging_of(const cg_linear_device *l, int g) { return g % (l->slots + 1); }
+static int slot_of(const cg_linear_device *l, int g) { return g % l->slots; }
 
 /* pinned: hand the gather of group g's rows, all rows then all labels, to the pool, once the
- * last upload from its staging buffer (group g-3's) has completed. */
+ * last upload from its staging buffer (group g-slots-1's) has completed. */
 static cg_rc start_gather(cg_linear_device *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
   const pinned_group pg = pinned_group_of(l, g);
-  const int st = staging_of(g);
+  const int st = staging_of(l, g);
   if (l->staging_up[st]) {
     CG_CL(clWaitForEvents, (1, &l->staging_up[st]));
     clReleaseEvent(l->staging_up[st]);
@@ -497,13 +502,13 @@ cleanup:
   return rc;
 }
 
-/* pinned: group g, gathered, uploaded on the second queue once the compute of group g-2, the
- * device slot's last reader, is done. */
+/* pinned: group g, gathered, uploaded on the second queue once the compute of group g-slots,
+ * the device slot's last reader, is done. */
 static cg_rc upload_pinned_group(cg_linear_device *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const size_t F = (size_t)l->setup.shape.features;
   const pinned_group pg = pinned_group_of(l, g);
-  const int st = staging_of(g), slot = slot_of(g);
+  const int st = staging_of(l, g), slot = slot_of(l, g);
   CG_TRY(begin_batch(l, pg.k0, err));
   cl_event *up = cg_cl_linear_event_needed(l, CG_CL_LINEAR_UPLOAD);
   CG_CL(clEnqueueWriteBuffer,
@@ -520,14 +525,14 @@ cleanup:
 
 /* pinned: group g on the compute queue, in one go (compute_group) or each batch in turn, the
  * first waiting for the group's upload; the group's last command releases the device slot for
- * the upload of group g+2. */
+ * the upload of group g+slots. */
 static cg_rc compute_pinned_group(cg_linear_device *l, int g, cg_error *err) {
   cg_rc rc = CG_OK;
   const cg_linear_shape s = l->setup.shape;
   const size_t F = (size_t)s.features;
   const pinned_group pg = pinned_group_of(l, g);
-  const int slot = slot_of(g);
-  const cl_event uploaded = l->staging_up[staging_of(g)];
+  const int slot = slot_of(l, g);
+  const cl_event uploaded = l->staging_up[staging_of(l, g)];
   if (l->compute_group) {
     CG_TRY(begin_batch(l, pg.k0, err));
     /* timed where one of its batches is: the epoch's span begins and ends with one */

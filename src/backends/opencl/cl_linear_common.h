@@ -68,10 +68,13 @@ typedef cg_rc (*cg_cl_linear_group_fn)(cg_linear_device *l, const cg_cl_linear_g
  * by batch through `compute`, and so are the later epochs when the hook clears compute_group. */
 typedef cg_rc (*cg_cl_linear_check_groups_fn)(cg_linear_device *l, int *from, cg_error *err);
 
-/* pinned: the host buffers a group is gathered into before its upload. Three, so that the pool
- * gathers group g+1 while the host enqueues group g, whose upload reads another buffer, and the
- * third, group g-1's, may still be on its way to the device. */
-enum { CG_CL_LINEAR_STAGING = 3 };
+/* pinned: the device buffers a group is uploaded into (slots): SLOTS of them, 2 by default
+ * (group g uploads while group g-1 computes), at most CG_CL_LINEAR_MAX_SLOTS. And the host
+ * buffers a group is gathered into before its upload, one more than the slots, so that the pool
+ * gathers group g+1 while the host enqueues group g, whose upload reads another buffer, and
+ * those of the groups before it may still be on their way to the device. */
+enum { CG_CL_LINEAR_SLOTS = 2, CG_CL_LINEAR_MAX_SLOTS = 4 };
+enum { CG_CL_LINEAR_STAGING = CG_CL_LINEAR_MAX_SLOTS + 1 };
 
 /* pinned: rows idx[0..n) of the dataset into dst (n x F floats) and their labels into
  * dst_labels, split by rows over the gather pool's threads. */
@@ -92,6 +95,8 @@ struct cg_linear_device {
   int ramp;                 /* pinned: groups smaller at the epoch's ends (RAMP) */
   cg_origin ramp_origin;
   int groups;               /* pinned: groups per epoch */
+  int slots;                /* pinned: device buffers of a group (SLOTS); staging: slots + 1 */
+  cg_origin slots_origin;
   int *group_k0;            /* pinned: first batch of each group, then the epoch's end */
   cg_workers *gather_pool;  /* pinned: the host threads that gather each group's rows */
   uint64_t gather_ns;       /* host time gathering rows in the epoch enqueued last */
@@ -106,8 +111,9 @@ struct cg_linear_device {
   size_t forward_local, rows_local, update_local, gather_local, epoch_local;
   cg_origin forward_origin, rows_origin, update_origin, gather_origin, epoch_origin;
   cl_mem w, b, g, rowloss, loss; /* model, g (rows x C), per-row losses, epoch loss (2 floats) */
-  cl_mem dev_batch[2];      /* dense batch buffers: rows x F floats, then their labels as ints;
-                               pinned: a group of batches each, all rows, then all labels */
+  cl_mem dev_batch[CG_CL_LINEAR_MAX_SLOTS]; /* dense batch buffers: rows x F floats, then their
+                               labels as ints; pinned: a group of batches each (l->slots of
+                               them), all rows, then all labels */
   cl_mem x, labels, order;  /* resident: the dataset and the epoch's order */
   cl_mem staging[CG_CL_LINEAR_STAGING]; /* pinned: CL_MEM_ALLOC_HOST_PTR buffers, mapped once */
   void *staging_ptr[CG_CL_LINEAR_STAGING];
@@ -115,7 +121,7 @@ struct cg_linear_device {
   cg_linear_tensors data;
   /* pinned: per staging buffer, the last upload from it; per device slot (dev_batch), the last
    * command that read it */
-  cl_event staging_up[CG_CL_LINEAR_STAGING], slot_done[2];
+  cl_event staging_up[CG_CL_LINEAR_STAGING], slot_done[CG_CL_LINEAR_MAX_SLOTS];
   cg_cl_linear_gather_job gathering; /* pinned: the group the pool is gathering */
   /* The epoch's events, kept for its times, with their kinds. An event per command costs the
    * host several microseconds per launch on some drivers (NVIDIA), which is what this workload
