@@ -177,3 +177,11 @@ matmul_targets() {
   step matmul-777x1333x555 120 "${clgauge[@]}" "${mm[@]}" --n 555 --m 777 --k 1333 \
     --json "$o/matmul-777x1333x555.json"
 }
+# `big_preset_owed`, after device_call: the H200's figures owed of the big preset, its rounds at
+# the defaults and with SPLIT=0 (settings_big, three) and its record beside clblast and
+# cl/per-op (step big-preset, 120 iterations).
+big_preset_owed() {
+  settings_big 3 - SPLIT=0
+  step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
+    --iters 120 --print-every 20 --json "$o/big-preset.json"
+}

@@ -12,9 +12,7 @@ for round in 1 2 3 4; do
     --transfer all --json "$o/linear-$round.json"
 done
 if grep -q H200 "$o/gpu.txt"; then
-  settings_big 3 - SPLIT=0
-  step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
-    --iters 120 --print-every 20 --json "$o/big-preset.json"
+  big_preset_owed
   matmul_targets
 fi
 rm -rf "$o/cache"

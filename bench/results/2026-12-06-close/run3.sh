@@ -9,9 +9,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" close3
 if grep -q H200 "$o/gpu.txt"; then
-  settings_big 3 - SPLIT=0
-  step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
-    --iters 120 --print-every 20 --json "$o/big-preset.json"
+  big_preset_owed
 fi
 linear=(linear --device nvidia --backend cl --variant fused)
 for round in 1 2 3; do

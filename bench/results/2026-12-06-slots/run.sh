@@ -13,9 +13,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" slots
 if grep -q H200 "$o/gpu.txt"; then
-  settings_big 3 - SPLIT=0
-  step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
-    --iters 120 --print-every 20 --json "$o/big-preset.json"
+  big_preset_owed
   matmul_targets
 fi
 linear=(linear --device nvidia --backend cl --variant fused)
