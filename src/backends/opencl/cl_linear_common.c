@@ -209,6 +209,9 @@ cleanup:
   return rc;
 }
 
+/* pinned: the staging buffers in use, one more than the device slots (CG_CL_LINEAR_STAGING). */
+static int stagings(const cg_linear_device *l) { return l->slots + 1; }
+
 /* pinned: the group size and the gather's threads, the device slots (SLOTS) and the mapped
  * staging buffers of a group each, and the second queue. */
 static cg_rc create_pinned(cg_linear_device *l, const cg_backend_env *env, size_t batch_bytes,
@@ -221,11 +224,12 @@ static cg_rc create_pinned(cg_linear_device *l, const cg_backend_env *env, size_
                                CG_CL_LINEAR_MAX_SLOTS,
                                "device buffers of an uploaded group, 2 to 4", &l->slots,
                                &l->slots_origin, err));
+  _Static_assert(CG_CL_LINEAR_MAX_SLOTS == 4, "the range in the message of SLOTS");
   const size_t group_bytes = batch_bytes * (size_t)l->group;
   for (int i = 0; i < l->slots; ++i)
     CG_TRY(cg_cl_buffer(l->dev, "a group of batches", group_bytes, CL_MEM_READ_WRITE,
                         &l->dev_batch[i], err));
-  for (int i = 0; i < l->slots + 1; ++i) {
+  for (int i = 0; i < stagings(l); ++i) {
     CG_TRY(cg_cl_buffer(l->dev, "a pinned staging group of batches", group_bytes,
                         CL_MEM_READ_WRITE | CL_MEM_ALLOC_HOST_PTR, &l->staging[i], err));
     l->staging_ptr[i] = clEnqueueMapBuffer(l->queue, l->staging[i], CL_TRUE, CL_MAP_WRITE, 0,
@@ -474,7 +478,7 @@ static pinned_group pinned_group_of(const cg_linear_device *l, int g) {
 }
 
 /* pinned: group g's staging buffer, and its device slot. */
-static int staging_of(const cg_linear_device *l, int g) { return g % (l->slots + 1); }
+static int staging_of(const cg_linear_device *l, int g) { return g % stagings(l); }
 static int slot_of(const cg_linear_device *l, int g) { return g % l->slots; }
 
 /* pinned: hand the gather of group g's rows, all rows then all labels, to the pool, once the

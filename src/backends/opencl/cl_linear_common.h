@@ -73,10 +73,10 @@ typedef cg_rc (*cg_cl_linear_check_groups_fn)(cg_linear_device *l, int *from, cg
  * run further ahead of the compute; on an H100 (bench/RESULTS.md, 2026-12-06, 16:37 UTC) 3 and 4
  * took pinned to 1.00-1.22 and 1.02-1.29 times resident against 1.14-1.29 with 2 (four rounds,
  * within the spread), and 3 to 1.47-1.89 against 1.23-1.43 with 2-MB batches, where the host's
- * gather is what the device waits for. And the host
- * buffers a group is gathered into before its upload, one more than the slots, so that the pool
- * gathers group g+1 while the host enqueues group g, whose upload reads another buffer, and
- * those of the groups before it may still be on their way to the device. */
+ * gather is what the device waits for.
+ * And the host buffers a group is gathered into before its upload (staging), one more than the
+ * slots, so that the pool gathers group g+1 while the host enqueues group g, whose upload reads
+ * another buffer, and those of the groups before it may still be on their way to the device. */
 enum { CG_CL_LINEAR_SLOTS = 2, CG_CL_LINEAR_MAX_SLOTS = 4 };
 enum { CG_CL_LINEAR_STAGING = CG_CL_LINEAR_MAX_SLOTS + 1 };
 
