@@ -185,3 +185,18 @@ big_preset_owed() {
   step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
     --iters 120 --print-every 20 --json "$o/big-preset.json"
 }
+# `mlp_grid NxDxHxO...`, after device_call: each mlp shape with clblast and cl (per-op and fused)
+# beside the host reference, step g-NxDxHxO, its JSON in g-NxDxHxO.json; iterations such that the
+# host reference takes about 3 s at 150 GFLOP/s (8 to 400), read back four times.
+mlp_grid() { # NxDxHxO...
+  local s n d h out it pe
+  for s in "$@"; do
+    IFS=x read -r n d h out <<< "$s"
+    read -r it pe <<< "$(awk -v n="$n" -v d="$d" -v h="$h" 'BEGIN {
+      it = 3 * 1.5e11 / (4 * n * d * h + 1e6); if (it > 400) it = 400; if (it < 8) it = 8;
+      printf "%d %d", int(it / 4) * 4, int(it / 4) }')"
+    step "g-$s" 90 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --batch "$n" \
+      --din "$d" --hidden "$h" --dout "$out" --iters "$it" --print-every "$pe" \
+      --json "$o/g-$s.json"
+  done
+}

@@ -11,22 +11,6 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 device_call "$1" "$2" close
 h200=0
 grep -q H200 "$o/gpu.txt" && h200=1
-# iterations for a shape: the host reference about 3 s at 150 GFLOP/s, 8 to 400, read back 4 times
-iters_for() { # batch din hidden
-  awk -v n="$1" -v d="$2" -v h="$3" 'BEGIN {
-    it = 3 * 1.5e11 / (4 * n * d * h + 1e6); if (it > 400) it = 400; if (it < 8) it = 8;
-    printf "%d %d", int(it / 4) * 4, int(it / 4) }'
-}
-grid() { # NxDxHxO...
-  local s n d h out it pe
-  for s in "$@"; do
-    IFS=x read -r n d h out <<< "$s"
-    read -r it pe <<< "$(iters_for "$n" "$d" "$h")"
-    step "g-$s" 90 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --batch "$n" \
-      --din "$d" --hidden "$h" --dout "$out" --iters "$it" --print-every "$pe" \
-      --json "$o/g-$s.json"
-  done
-}
 if [ $h200 = 1 ]; then
   settings_big 3 - SPLIT=0
 fi
@@ -34,7 +18,7 @@ step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --p
   --iters 120 --print-every 20 --json "$o/big-preset.json"
 step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
   --print-every 500 --json "$o/seed-preset.json"
-grid 256x2048x1024x16 8x16x16x1 8x1024x1024x8 8x8192x8192x64 64x128x8192x1 64x8192x128x64 \
+mlp_grid 256x2048x1024x16 8x16x16x1 8x1024x1024x8 8x8192x8192x64 64x128x8192x1 64x8192x128x64 \
   64x16x5000x8 256x1024x1024x64 256x128x128x1 1024x16x16x1 1024x1024x1024x8 1024x128x8192x64 \
   1024x8192x1024x1 1024x5000x5000x64 256x5000x5000x8 \
   24x5000x5000x8 32x4096x4096x16 48x8192x2048x32 61x3001x4999x7 40x6000x1500x3 17x7919x4093x5 \

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# mlp cl/fused beside clblast and cl/per-op at COUNT shapes drawn at random, log-uniform over issue
+# 10's range (batch 8 to 1024, din and hidden 16 to 8192, dout 1 to 64) from SEED, on whichever
+# card is lent; the shapes in shapes.txt, one step each (mlp_grid), tabled by
+# ../2026-12-06-close/table.py. On an H200 first the figures owed there: the big preset
+# (big_preset_owed), the seed preset, linear at every transfer and matmul's targets.
+#   ../shared/device/stage; bash bench/results/2026-12-06-random/run.sh BUNDLE OUT [SEED [COUNT]]
+set -uo pipefail
+here=$(cd "$(dirname "$0")/../.." && pwd)
+. "$here/steps.sh"
+device_call "$1" "$2" random
+seed=${3:-1} count=${4:-36}
+if grep -q H200 "$o/gpu.txt"; then
+  big_preset_owed
+  step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
+    --print-every 500 --json "$o/seed-preset.json"
+  step linear 120 "${clgauge[@]}" linear --device nvidia --backend cl --variant fused \
+    --transfer all --json "$o/linear.json"
+  matmul_targets
+fi
+python3 - "$seed" "$count" > "$o/shapes.txt" <<'PY'
+import random, sys
+rng = random.Random(int(sys.argv[1]))
+draw = lambda lo, hi: min(hi, int(lo * (hi / lo) ** rng.random()))
+for _ in range(int(sys.argv[2])):
+    print("%dx%dx%dx%d" % (draw(8, 1024), draw(16, 8192), draw(16, 8192), draw(1, 64)))
+PY
+# shellcheck disable=SC2046 # one word per shape
+mlp_grid $(cat "$o/shapes.txt")
+rm -rf "$o/cache"
+tar -C "$o" -czf "$2/random.tar.gz" .
