@@ -40,7 +40,7 @@ MLP_PARAMS = [("TX", [1, 2, 4, 8, 16, 32]), ("TY", [1, 2, 4, 8, 16]), ("R", [1, 
               ("UR", [1, 2, 3, 8]), ("WPF", [0, 1]), ("THREE", [0, 1]), ("DZ1A", [0, 1]),
               ("RC", [1, 3, 8, 16, 64]),
               ("STRATEGY", [0, 1]), ("PERSIST", [0, 1, 2]), ("PAD", [0, 1]),
-              ("WGB", [1, 2, 32, 256]), ("SPLIT", [0, 1])]
+              ("WGB", [1, 2, 32, 256]), ("BLOC", [0, 1, 2]), ("SPLIT", [0, 1])]
 # drawn where SPLIT=1: launch G's blocking (g1 and the w1 update in a launch of their own)
 MLP_SPLIT_PARAMS = [("GTX", [1, 2, 4, 8, 16]), ("GTY", [1, 2, 4, 8]), ("GR", [1, 2, 3, 4, 8]),
                     ("GRN", [1, 2, 3, 4, 8]), ("GKC", [1, 3, 8, 16, 64]), ("GUR", [1, 2, 3])]

@@ -200,3 +200,14 @@ mlp_grid() { # NxDxHxO...
       --json "$o/g-$s.json"
   done
 }
+# `random_shapes SEED COUNT`: COUNT mlp shapes NxDxHxO, one per line, drawn log-uniform from SEED
+# over issue 10's range (batch 8 to 1024, din and hidden 16 to 8192, dout 1 to 64).
+random_shapes() { # seed count
+  python3 - "$1" "$2" <<'PY'
+import random, sys
+rng = random.Random(int(sys.argv[1]))
+draw = lambda lo, hi: min(hi, int(lo * (hi / lo) ** rng.random()))
+for _ in range(int(sys.argv[2])):
+    print("%dx%dx%dx%d" % (draw(8, 1024), draw(16, 8192), draw(16, 8192), draw(1, 64)))
+PY
+}

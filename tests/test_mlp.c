@@ -1053,6 +1053,7 @@ START_TEST(test_fused_overrides) {
              {"DB=1,FWR=2", 17}, /* FWR=2 named as given, before a CPU driver's fallback */
              {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=2", 17}, {"WPF=-1", 17},
              {"WGB=0", 17},      {"WGB=3", 17},    {"WGB=2048", 17},
+             {"BLOC=3", 17},     {"BLOC=-1", 17},
              {"SPLIT=2", 17},    {"SPLIT=-1", 17}, {"SPLIT=1,GR=0", 17},
              {"SPLIT=1,GR=17", 17}, {"SPLIT=1,GRN=0", 17}, {"SPLIT=1,GKC=0", 17},
              {"SPLIT=1,GUR=0", 17}, {"SPLIT=1,GR=2,GUR=3", 17}, {"SPLIT=1,GTX=1000", 17},
@@ -1388,6 +1389,61 @@ START_TEST(test_fused_row_pitch) {
       problem_free(&p);
     }
   }
+  close_device(&o);
+}
+END_TEST
+
+/* Launch B's copies in local memory (BLOC): by default as many as fit beside its reduction's
+ * floats (2: h2, dy and w3; 1: h2 and w3; w3's rows an odd number of floats apart), each setting
+ * right with two launches and with three, and a setting past the device's local memory refused
+ * by name. */
+START_TEST(test_fused_local_copies) {
+  const cg_impl *impl = cl_mlp_impl();
+  opened o;
+  open_device(&o, impl->backend, _i);
+  const cg_device_info *info = &o.list.items[_i];
+  const uint64_t seed = cg_test_seed();
+  cg_rng rng;
+  cg_rng_seed(&rng, seed);
+  const shape s = {40, 37, 41, 6};
+  for (int v = -1; v <= 2; ++v) {
+    for (int three = 0; three <= 1; ++three) {
+      char params[64], name[512];
+      snprintf(params, sizeof params, "R=1,PERSIST=0,THREE=%d", three);
+      if (v >= 0) snprintf(params + strlen(params), sizeof params - strlen(params), ",BLOC=%d", v);
+      snprintf(name, sizeof name, "cl/fused %s on %s, %dx%dx%dx%d", params, info->name, s.n, s.d,
+               s.h, s.o);
+      instance in;
+      problem p;
+      cg_prepared prep;
+      prepare_fused(&o, params, s, three == 1, &rng, name, &in, &p, &prep);
+      const cg_kernel_param *wgb = find_param(&prep.config, "WGB");
+      ck_assert_msg(wgb != NULL, "%s: WGB not in the configuration", name);
+      const uint64_t no = (uint64_t)s.n * s.o, w3 = (uint64_t)s.o * (s.o | 1);
+      const int fit = (2 * no + w3 + (uint64_t)wgb->value) * 4 <= info->local_mem   ? 2
+                      : (no + w3 + (uint64_t)wgb->value) * 4 <= info->local_mem ? 1
+                                                                                 : 0;
+      expect_param(&prep.config, "BLOC", v < 0 ? fit : v,
+                   v < 0 ? CG_ORIGIN_DEFAULT : CG_ORIGIN_OVERRIDE, name);
+      train_and_check(&in, &p, seed);
+      impl->release(in.state);
+      problem_free(&p);
+    }
+  }
+  /* dout 64 at a batch whose h2 alone outgrows the local memory: BLOC=1 refused by name; the
+   * configuration alone, nothing run */
+  const int batch = (int)(info->local_mem / (4 * 64)) + 1;
+  cg_kernel_overrides ov;
+  parse_overrides(&ov, "STRATEGY=0,PERSIST=0,BLOC=1");
+  const cg_backend_env env = {.device = o.device, .overrides = &ov};
+  const cg_mlp_setup setup = {.shape = {batch, 5, 7, 64}, .lr = 0.01f, .update_w3 = false};
+  void *state = NULL;
+  cg_prepared prep = {.compile_ms = -1, .compile_kind = NULL};
+  cg_error err = {0};
+  const cg_rc rc = impl->prepare(&env, "fused", NULL, &setup, &state, &prep, &err);
+  if (state) impl->release(state);
+  ck_assert_msg(rc == CG_UNSUPPORTED && strstr(err.msg, "BLOC=1") && strstr(err.msg, "local"),
+                "batch %d x dout 64, BLOC=1 on %s: rc %d: %s", batch, info->name, rc, err.msg);
   close_device(&o);
 }
 END_TEST
@@ -2071,6 +2127,7 @@ Suite *cg_mlp_suite(void) {
   tcase_add_loop_test(tc, test_fused_blockings, 0, device_count());
   tcase_add_loop_test(tc, test_fused_fwr2, 0, device_count());
   tcase_add_loop_test(tc, test_fused_row_pitch, 0, device_count());
+  tcase_add_loop_test(tc, test_fused_local_copies, 0, device_count());
   tcase_add_loop_test(tc, test_fused_narrow_blocks, 0, device_count());
   tcase_add_loop_test(tc, test_fused_strategy, 0, device_count());
   tcase_add_loop_test(tc, test_products_routes, 0, device_count());

@@ -18,13 +18,7 @@ if grep -q H200 "$o/gpu.txt"; then
     --transfer all --json "$o/linear.json"
   matmul_targets
 fi
-python3 - "$seed" "$count" > "$o/shapes.txt" <<'PY'
-import random, sys
-rng = random.Random(int(sys.argv[1]))
-draw = lambda lo, hi: min(hi, int(lo * (hi / lo) ** rng.random()))
-for _ in range(int(sys.argv[2])):
-    print("%dx%dx%dx%d" % (draw(8, 1024), draw(16, 8192), draw(16, 8192), draw(1, 64)))
-PY
+random_shapes "$seed" "$count" > "$o/shapes.txt"
 # shellcheck disable=SC2046 # one word per shape
 mlp_grid $(cat "$o/shapes.txt")
 rm -rf "$o/cache"

@@ -275,11 +275,12 @@ static double fused_loop_trips(const cg_fused_config *c, const cg_mlp_shape s) {
   const double wpf = c->wpf ? rm * (1 + ceil(rn / c->vw)) : 0;
   const double update = ceil(rm / c->ur) * (1 + 2 * c->ur * (rn + 1));
   const double a = c->tpg * (1 + wpf + g1 + fw + update + rm2 * rn + rm2);
-  /* launch B: h1 and h2 (or h2 from R's shares), y, the loss's tree, g3, dz2, w3, and without
-   * R, w2's copy or dz1 and the w2 update */
+  /* launch B: w3's local copy (BLOC), h1 and h2 (or h2 from R's shares), y, the loss's tree,
+   * g3, dz2, w3, and without R, w2's copy or dz1 and the w2 update */
   const double w = c->wgb, no = N * O, per = ceil(no / w);
   const double sb = no < w ? floor(w / no) : 1;
-  double b = per * (O + 1) * 2 + log2(w) + ceil(O * O / w) * (N + 2);
+  double b = (c->bloc ? ceil(O * O / w) : 0) + per * (O + 1) * 2 + log2(w) +
+             ceil(O * O / w) * (N + 2);
   if (c->three)
     b += no < w ? ceil(c->rcb / sb) + sb : per * (1 + c->rcb);
   else
@@ -539,15 +540,15 @@ cleanup:
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX", "TY", "R", "RN", "KC", "TPG", "VW", "PF", "STAGE", "DB", "FWR", "UR", "WPF",
-    "WGB", "THREE", "DZ1A", "RC", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK", "DZ1P",
-    "SPLITS", "LOSSG", "PAD", "SPLIT", "GTX", "GTY", "GR", "GRN", "GKC", "GUR", NULL};
+    "WGB", "BLOC", "THREE", "DZ1A", "RC", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK",
+    "DZ1P", "SPLITS", "LOSSG", "PAD", "SPLIT", "GTX", "GTY", "GR", "GRN", "GKC", "GUR", NULL};
 
 /* The fused kernels' blocking (cg_fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */
 static const cg_tune_space cl_mlp_tune[] = {
     {"fused",
      NULL,
-     19,
+     20,
      {{"STRATEGY", 2, {0, 1}},
       {"SPLIT", 2, {0, 1}},
       {"GR", 3, {2, 4, 8}},
@@ -565,6 +566,7 @@ static const cg_tune_space cl_mlp_tune[] = {
       {"FWR", 3, {0, 1, 2}},
       {"UR", 4, {1, 2, 4, 8}},
       {"WPF", 2, {0, 1}},
+      {"BLOC", 3, {0, 1, 2}},
       {"THREE", 2, {0, 1}},
       {"DZ1A", 2, {0, 1}}}},
     {NULL, NULL, 0, {{NULL, 0, {0}}}},

@@ -260,8 +260,9 @@ cleanup:
 }
 
 /* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024; WGB
- * overrides, a power of two within both), and which launches run: a launch R when one work-group
- * cannot sum the partials quickly (THREE), a launch D for dz1 (DZ1A = 0). */
+ * overrides, a power of two within both) and its local copies (BLOC), and which launches run: a
+ * launch R when one work-group cannot sum the partials quickly (THREE), a launch D for dz1
+ * (DZ1A = 0). */
 static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
                              cg_error *err) {
@@ -284,6 +285,21 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
            "--kernel-param WGB=%d: launch B may have %zu work-items per group here (%llu bytes of "
            "local memory)",
            c->wgb, limit, (unsigned long long)local_mem);
+  /* BLOC: launch B's copies in local memory beside its reduction's floats, as many as fit: 2 (h2,
+   * dy and w3), 1 (h2 and w3), 0 (cl/mlp.cl's PW3: w3's rows an odd number of floats apart) */
+  const uint64_t no = (uint64_t)s.batch * s.dout, w3 = (uint64_t)s.dout * (s.dout | 1);
+  const uint64_t bloc_bytes[3] = {0, (no + w3 + c->wgb) * sizeof(float),
+                                  (2 * no + w3 + c->wgb) * sizeof(float)};
+  c->origin.bloc = CG_ORIGIN_DEFAULT;
+  c->bloc = bloc_bytes[2] <= local_mem ? 2 : bloc_bytes[1] <= local_mem ? 1 : 0;
+  c->bloc = cg_kernel_override(ov, "BLOC", c->bloc, &c->origin.bloc);
+  CG_CHECK(c->bloc >= 0 && c->bloc <= 2, CG_BAD_INPUT,
+           "--kernel-param BLOC=%d: must be 0, 1 (h2 and w3) or 2 (dy too)", c->bloc);
+  CG_CHECK(bloc_bytes[c->bloc] <= local_mem, CG_UNSUPPORTED,
+           "--kernel-param BLOC=%d: launch B needs %llu bytes of local memory for its copies at "
+           "batch %d and dout %d, the device has %llu",
+           c->bloc, (unsigned long long)bloc_bytes[c->bloc], s.batch, s.dout,
+           (unsigned long long)local_mem);
   c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
@@ -432,6 +448,7 @@ static cg_rc choose_g(const cg_mlp_shape s, const cg_device_info *info, int lim,
   g->rc = c->rc;
   g->rcb = c->rcb;
   g->wgb = c->wgb;
+  g->bloc = c->bloc;
   g->pad = c->pad;
   g->ldh = c->ldh;
 cleanup:
@@ -443,9 +460,10 @@ cleanup:
  * R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R halves until there are at
  * least half as many tiles as compute units, since a small shape is latency-bound and wants
  * work-groups while a big one wants register blocking. Then one row tile per work-group (TPG).
- * Launch B gets as many work-items as fit, up to 1024. Then two launches when one work-group can
- * sum the partials quickly (about 64 loads per work-item), else three. Overrides (TX, TY, R, RN,
- * KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, WGB, THREE, DZ1A, RC, PAD) replace the choices, for
+ * Launch B gets as many work-items as fit, up to 1024, and copies of h2, w3 and dy in local
+ * memory as far as they fit (BLOC). Then two launches when one work-group can sum the partials
+ * quickly (about 64 loads per work-item), else three. Overrides (TX, TY, R, RN, KC, VW, FWR, DB,
+ * TPG, PF, STAGE, UR, WPF, WGB, BLOC, THREE, DZ1A, RC, PAD) replace the choices, for
  * tuning on a device; the result stays correct for any valid setting. A value that the local memory
  * made smaller than the rule's choice is a fallback (mlp.c's build_fused marks those that the
  * kernels' work-group limits shrank). */
@@ -477,10 +495,10 @@ void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char
            "-DMLP_FUSED -DPART=%d -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d "
            "-DRN=%d -DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
            "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
-           "-DRC=%d -DRCB=%d -DWGB=%d -DLDH=%d",
+           "-DRC=%d -DRCB=%d -DWGB=%d -DBLOC=%d -DLDH=%d",
            c->part, s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc,
            c->tpg, c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
-           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->ldh);
+           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->bloc, c->ldh);
 }
 
 /* A parameter as a record names it. */
@@ -506,7 +524,8 @@ void cg_fused_record(const cg_fused_config *c, const cg_fused_config *g,
                              {"UR", c->ur, c->origin.ur},       {"WPF", c->wpf, c->origin.wpf},
                              {"THREE", c->three, c->origin.three},
                              {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
-                             {"WGB", c->wgb, c->origin.wgb},    {"PAD", c->pad, c->origin.pad},
+                             {"WGB", c->wgb, c->origin.wgb},    {"BLOC", c->bloc, c->origin.bloc},
+                             {"PAD", c->pad, c->origin.pad},
                              {"SPLIT", c->split, c->origin.split}};
   record_params(config, params, sizeof params / sizeof params[0]);
   if (!c->split) return;
