@@ -796,8 +796,9 @@ static void expect_param(const cg_kernel_config *c, const char *name, int value,
  * fallback unless `overridden` lists it. */
 static void expect_fused_names(const cg_kernel_config *c, const char *const *overridden,
                                const char *where) {
-  static const char *const names[] = {"TX",  "TY", "R",   "RN",    "KC",   "TPG",  "DB",
-                                      "FWR", "UR", "WPF", "THREE", "DZ1A", "RC", "SPLIT"};
+  static const char *const names[] = {"TX",    "TY",   "R",  "RN",   "KC",    "TPG",
+                                      "DB",    "FWR",  "UR", "WPF",  "THREE", "DZ1A",
+                                      "RC",    "BLOC", "SPLIT"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const cg_kernel_param *p = find_param(c, names[i]);
     ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, names[i]);
