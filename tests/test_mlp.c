@@ -46,6 +46,13 @@ typedef struct shape {
   int n, d, h, o; /* batch, din, hidden, dout */
 } shape;
 
+/* A fresh seed (cg_test_seed), rng seeded with it. */
+static uint64_t seeded(cg_rng *rng) {
+  const uint64_t seed = cg_test_seed();
+  cg_rng_seed(rng, seed);
+  return seed;
+}
+
 /* ---- what each looped test runs: (device, backend, variant) ---- */
 
 typedef cg_test_combo combo;
@@ -446,9 +453,8 @@ static void expect_state(const char *name, const problem *p, int k, const cg_mlp
 }
 
 START_TEST(test_ref_step) {
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   for (int si = 0; si < NREF_SHAPES; ++si)
     for (int w3 = 0; w3 < 2; ++w3) {
       const shape s = ref_shapes[si];
@@ -477,9 +483,8 @@ END_TEST
 /* Without update_w3, g3 accumulates over the steps and w3 stays; with it, w3 moves by lr g3 and
  * g3 is zero after each step. */
 START_TEST(test_ref_w3) {
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   for (int si = 0; si < NREF_SHAPES; ++si) {
     const shape s = ref_shapes[si];
     const size_t OO = (size_t)s.o * s.o;
@@ -726,9 +731,8 @@ START_TEST(test_backend_ops) {
   char name[400];
   combo_name(&c, &o.list, name, sizeof name);
   const cg_backend_env env = {.device = o.device};
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
 
   for (int si = 0; si < NOPS_SHAPES; ++si)
     for (int w3 = 0; w3 < 2; ++w3) {
@@ -829,9 +833,8 @@ START_TEST(test_fused_configs) {
   ck_assert_msg(listed, "DZ1A is not among the parameters an override may set");
   opened o;
   open_device(&o, cl, _i);
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   cg_error err = {0};
   for (int three = 0; three < 2; ++three)
     for (int dz1a = 0; dz1a < 2; ++dz1a)
@@ -879,9 +882,8 @@ START_TEST(test_fused_persistent) {
   opened o;
   open_device(&o, cl, _i);
   const bool gpu = (o.list.items[_i].type & CL_DEVICE_TYPE_GPU) != 0;
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   cg_error err = {0};
   const shape primes = {17, 31, 13, 5};
   /* two tiles of w1 side by side (32 columns and 5), the batch's rows and w2's split between
@@ -951,9 +953,8 @@ START_TEST(test_fused_loop_limit) {
   uint64_t limit = 0; /* the cl backend's device is the opened cg_device */
   ck_assert_msg(cg_loop_limit((const cg_device *)o.device, NULL, &limit, &err) == CG_OK, "%s",
                 err.msg);
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   const shape s = {176, 16, 16, 64};
   char name[512];
   snprintf(name, sizeof name, "cl/fused at 176x16x16x64 on %s (loop limit %llu)",
@@ -1000,9 +1001,8 @@ START_TEST(test_fused_overrides) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
   open_device(&o, impl->backend, _i);
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   cg_error err = {0};
   const shape s = {17, 31, 13, 5};
   problem p;
@@ -1083,9 +1083,8 @@ START_TEST(test_fused_strategy) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
   open_device(&o, impl->backend, _i);
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   cg_error err = {0};
   /* primes, and one row, one output and a layer wider than the batch */
   static const shape shapes[] = {{17, 31, 13, 5}, {1, 33, 16, 1}, {9, 12, 10, 1}};
@@ -1136,9 +1135,8 @@ START_TEST(test_products_routes) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
   open_device(&o, impl->backend, _i);
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   cg_error err = {0};
   static const struct {
     const char *text;
@@ -1231,9 +1229,8 @@ START_TEST(test_fused_blockings) {
   const cg_impl *impl = cl_mlp_impl();
   opened o;
   open_device(&o, impl->backend, _i);
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   static const struct {
     const char *text;
     shape s;
@@ -1321,9 +1318,8 @@ START_TEST(test_fused_fwr2) {
   opened o;
   open_device(&o, impl->backend, _i);
   const bool cpu = (o.list.items[_i].type & CL_DEVICE_TYPE_CPU) != 0;
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   const shape s = {21, 37, 41, 6};
   char name[512];
   snprintf(name, sizeof name, "cl/fused R=2,FWR=2 on %s", o.list.items[_i].name);
@@ -1352,9 +1348,8 @@ START_TEST(test_fused_row_pitch) {
   opened o;
   open_device(&o, impl->backend, _i);
   const bool gpu = (o.list.items[_i].type & CL_DEVICE_TYPE_GPU) != 0;
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   static const struct {
     shape s;
     int padded;
@@ -1403,9 +1398,8 @@ START_TEST(test_fused_local_copies) {
   opened o;
   open_device(&o, impl->backend, _i);
   const cg_device_info *info = &o.list.items[_i];
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   const shape s = {40, 37, 41, 6};
   for (int v = -1; v <= 2; ++v) {
     for (int three = 0; three <= 1; ++three) {
@@ -1493,9 +1487,8 @@ START_TEST(test_fused_shrink) {
   opened o;
   open_device(&o, impl->backend, _i);
   const cg_device_info *info = &o.list.items[_i];
-  const uint64_t seed = cg_test_seed();
   cg_rng rng;
-  cg_rng_seed(&rng, seed);
+  const uint64_t seed = seeded(&rng);
   const shape s = {17, 31, 13, 5};
   char name[512];
   snprintf(name, sizeof name, "cl/fused on %s", info->name);
