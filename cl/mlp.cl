@@ -660,12 +660,10 @@ __kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
 }
 #endif
 
-/* Launch B: one work-group of WGB work-items. Every sum runs in a fixed order. `sums` is A's
- * partials (THREE == 0) or R's part2 (THREE == 1). */
-/* Its batch x dout part (y, g3, dz2: 3 NB DOUT DOUT multiply-adds on one compute unit) reads h2,
- * w3 and dy over and over: with BLOC from local memory, where they are copied as they are made
- * (on an H100 at 54 x 46 x 367 x 59 this launch took 100 us from global memory). w3's rows lie
- * PW3 apart, PW3 odd, so that dz2's reads down a column of w3 fall in distinct banks. */
+/* Launch B's batch x dout part (y, g3, dz2: 3 NB DOUT DOUT multiply-adds on one compute unit)
+ * reads h2, w3 and dy over and over: with BLOC from local memory, where they are copied as they
+ * are made (on an H100 at 54 x 46 x 367 x 59 the launch took 100 us from global memory). w3's
+ * rows lie PW3 apart, PW3 odd, so that dz2's reads down a column of w3 fall in distinct banks. */
 #define PW3 (DOUT | 1)
 #if BLOC
 #define B_H2(i) lh2[i]
@@ -679,6 +677,9 @@ __kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
 #else
 #define B_DY(i) dy[i]
 #endif
+
+/* Launch B: one work-group of WGB work-items. Every sum runs in a fixed order. `sums` is A's
+ * partials (THREE == 0) or R's part2 (THREE == 1). */
 __kernel __attribute__((reqd_work_group_size(WGB, 1, 1))) void
 mlp_fused_small(__global const float *sums, __global float *h1, __global float *w2,
                 __global float *w2p, __global const float *t, __global float *w3,
