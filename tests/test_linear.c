@@ -1116,7 +1116,9 @@ START_TEST(test_host_impl) {
 }
 END_TEST
 
-/* A GROUP override of 0 is refused; one larger than the epoch runs with the epoch's batches. */
+/* A GROUP override of 0 is refused, and so are device slots below two (no upload beside a
+ * compute) or past CG_CL_LINEAR_MAX_SLOTS; a GROUP larger than the epoch runs with the epoch's
+ * batches. */
 START_TEST(test_group_override_limits) {
   const combo c = combo_at(_i, false);
   const cg_impl *impl = c.impl;
@@ -1131,28 +1133,22 @@ START_TEST(test_group_override_limits) {
   ck_assert_msg(c.backend->open(info, &dev, &no_time, &err) == CG_OK, "%s", err.msg);
   combo_name(&c, &list, name, sizeof name);
   const cg_linear_setup setup = {.shape = {200, 37, 5, 32}, .lr = 0.05f}; /* 7 batches */
-  cg_kernel_overrides zero = {0}, large = {0};
-  ck_assert_int_eq(cg_kernel_overrides_parse(&zero, "GROUP=0", &err), CG_OK);
-  ck_assert_int_eq(cg_kernel_overrides_parse(&large, "GROUP=100", &err), CG_OK);
-  cg_backend_env env = {.device = dev, .overrides = &zero};
+  cg_backend_env env = {.device = dev};
   void *state = NULL;
   cg_prepared prepared = {0};
-  ck_assert_int_eq(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err),
-                   CG_BAD_INPUT);
-  ck_assert_msg(strstr(err.msg, "GROUP=0") != NULL, "%s: override not named: %s", name, err.msg);
-  ck_assert_ptr_null(state);
-  /* device slots below two (no upload beside a compute) or past CG_CL_LINEAR_MAX_SLOTS */
-  const char *bad_slots[] = {"SLOTS=1", "SLOTS=5"};
-  for (int i = 0; i < 2; ++i) {
-    cg_kernel_overrides slots = {0};
-    ck_assert_int_eq(cg_kernel_overrides_parse(&slots, bad_slots[i], &err), CG_OK);
-    env.overrides = &slots;
+  const char *refused[] = {"GROUP=0", "SLOTS=1", "SLOTS=5"};
+  for (size_t i = 0; i < sizeof refused / sizeof refused[0]; ++i) {
+    cg_kernel_overrides bad = {0};
+    ck_assert_int_eq(cg_kernel_overrides_parse(&bad, refused[i], &err), CG_OK);
+    env.overrides = &bad;
     ck_assert_int_eq(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err),
                      CG_BAD_INPUT);
-    ck_assert_msg(strstr(err.msg, bad_slots[i]) != NULL, "%s: override not named: %s", name,
+    ck_assert_msg(strstr(err.msg, refused[i]) != NULL, "%s: override not named: %s", name,
                   err.msg);
     ck_assert_ptr_null(state);
   }
+  cg_kernel_overrides large = {0};
+  ck_assert_int_eq(cg_kernel_overrides_parse(&large, "GROUP=100", &err), CG_OK);
   env.overrides = &large;
   ck_assert_msg(impl->prepare(&env, c.variant, "pinned", &setup, &state, &prepared, &err) ==
                     CG_OK,
