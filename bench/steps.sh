@@ -200,6 +200,13 @@ mlp_grid() { # NxDxHxO...
       --json "$o/g-$s.json"
   done
 }
+# `random_grid SEED COUNT`, after device_call: COUNT shapes drawn by random_shapes, written to
+# shapes.txt, each run by mlp_grid.
+random_grid() { # seed count
+  random_shapes "$1" "$2" > "$o/shapes.txt"
+  # shellcheck disable=SC2046 # one word per shape
+  mlp_grid $(cat "$o/shapes.txt")
+}
 # `random_shapes SEED COUNT`: COUNT mlp shapes NxDxHxO, one per line, drawn log-uniform from SEED
 # over issue 10's range (batch 8 to 1024, din and hidden 16 to 8192, dout 1 to 64).
 random_shapes() { # seed count

@@ -3,8 +3,8 @@
 # shapes with BLOC at the default (2 or 1: as many copies as fit), 0 and 1 in turn; then
 # cl/fused's default route beside clblast and cl/per-op at the shapes where it lost or nearly
 # lost (2026-12-06-random) and at dout 64 around the copies' limit, the presets, and shapes
-# drawn at random from SEED (as 2026-12-06-random/run.sh). On an H200 first the big preset's
-# figures owed there (big_preset_owed).
+# drawn at random from SEED (random_grid). On an H200 first the big preset's figures owed there
+# (big_preset_owed).
 #   ../shared/device/stage; bash bench/results/2026-12-06-bloc/run.sh BUNDLE OUT [SEED [COUNT]]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,8 +20,4 @@ step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --p
 step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
   --print-every 500 --json "$o/seed-preset.json"
 mlp_grid 54x46x367x59 88x264x932x26 323x16x257x20 40x300x300x64 63x100x500x64 60x500x200x64
-random_shapes "$seed" "$count" > "$o/shapes.txt"
-# shellcheck disable=SC2046 # one word per shape
-mlp_grid $(cat "$o/shapes.txt")
-rm -rf "$o/cache"
-tar -C "$o" -czf "$2/bloc.tar.gz" .
+random_grid "$seed" "$count"

@@ -29,5 +29,3 @@ step linear 120 "${clgauge[@]}" linear --device nvidia --backend cl --variant fu
 if [ $h200 = 1 ]; then
   matmul_targets
 fi
-rm -rf "$o/cache"
-tar -C "$o" -czf "$2/close.tar.gz" .

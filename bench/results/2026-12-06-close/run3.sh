@@ -19,5 +19,3 @@ for round in 1 2 3; do
     setting_step "pinned-$(setting_name $s)-$round" $s "${linear[@]}" --transfer pinned
   done
 done
-rm -rf "$o/cache"
-tar -C "$o" -czf "$2/close3.tar.gz" .

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # mlp cl/fused beside clblast and cl/per-op at COUNT shapes drawn at random, log-uniform over issue
 # 10's range (batch 8 to 1024, din and hidden 16 to 8192, dout 1 to 64) from SEED, on whichever
-# card is lent; the shapes in shapes.txt, one step each (mlp_grid), tabled by
+# card is lent (random_grid: the shapes in shapes.txt, one step each by mlp_grid), tabled by
 # ../2026-12-06-close/table.py. On an H200 first the figures owed there: the big preset
 # (big_preset_owed), the seed preset, linear at every transfer and matmul's targets.
 #   ../shared/device/stage; bash bench/results/2026-12-06-random/run.sh BUNDLE OUT [SEED [COUNT]]
@@ -18,8 +18,4 @@ if grep -q H200 "$o/gpu.txt"; then
     --transfer all --json "$o/linear.json"
   matmul_targets
 fi
-random_shapes "$seed" "$count" > "$o/shapes.txt"
-# shellcheck disable=SC2046 # one word per shape
-mlp_grid $(cat "$o/shapes.txt")
-rm -rf "$o/cache"
-tar -C "$o" -czf "$2/random.tar.gz" .
+random_grid "$seed" "$count"

@@ -5,8 +5,7 @@
 # chose 1 to 8 at these shapes), launch B's copies (BLOC) at their default; the same shapes with
 # launch B summing the shares eight outputs at a time (BUNDLE/kd/sum8, written by variant.py) at
 # the default RC and at RC 2; then the presets beside clblast and cl/per-op, and shapes drawn at
-# random from SEED (as 2026-12-06-random/run.sh). On an H200 first the big preset's figures owed
-# there.
+# random from SEED (random_grid). On an H200 first the big preset's figures owed there.
 #   ../shared/device/stage; python3 bench/results/2026-12-06-rc2/variant.py .device
 #   bash bench/results/2026-12-06-rc2/run.sh BUNDLE OUT [SEED [COUNT]]
 set -uo pipefail
@@ -30,8 +29,4 @@ step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --p
   --iters 120 --print-every 20 --json "$o/big-preset.json"
 step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
   --print-every 500 --json "$o/seed-preset.json"
-random_shapes "$seed" "$count" > "$o/shapes.txt"
-# shellcheck disable=SC2046 # one word per shape
-mlp_grid $(cat "$o/shapes.txt")
-rm -rf "$o/cache"
-tar -C "$o" -czf "$2/rc2.tar.gz" .
+random_grid "$seed" "$count"

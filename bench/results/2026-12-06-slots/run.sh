@@ -33,5 +33,3 @@ for round in 1 2; do
       --transfer pinned
   done
 done
-rm -rf "$o/cache"
-tar -C "$o" -czf "$2/slots.tar.gz" .
