@@ -1,13 +1,14 @@
 /* Check suite of the work-group limits the OpenCL backends choose within: the choosing functions
  * on made-up devices (one dimension narrower than the work-group, no local memory, emulated
- * local memory), the limits read from every device and from a built kernel, and the pipelined
- * matmul's default block per device and shape. */
+ * local memory), the limits read from every device and from a built kernel, the pipelined
+ * matmul's default block per device and shape, and the fused mlp's launch R columns. */
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/cl/matmul_pipelined.h"
+#include "backends/cl/mlp_fused_config.h"
 #include "backends/opencl/opencl_backend.h"
 #include "clgauge/device.h"
 #include "clgauge/program.h"
@@ -204,6 +205,68 @@ START_TEST(test_pipelined_block) {
 }
 END_TEST
 
+/* ---- the fused mlp's columns per work-group of launch R (RC) ---- */
+
+static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
+  cg_device_info info;
+  memset(&info, 0, sizeof info);
+  info.type = CL_DEVICE_TYPE_GPU;
+  snprintf(info.platform, sizeof info.platform, "NVIDIA CUDA");
+  info.compute_units = 132;
+  info.local_mem = 49152;
+  info.max_work_group = 1024;
+  const cg_fused_limits lim = {1024, 1024, 1024, 1024};
+  const cg_mlp_shape s = {.batch = batch, .din = din, .hidden = hidden, .dout = dout};
+  cg_fused_config c, g;
+  cg_error err = {0};
+  ck_assert_msg(cg_fused_configure(s, &info, &lim, info.local_mem, NULL, &c, &g, &err) == CG_OK,
+                "%dx%dx%dx%d: %s", batch, din, hidden, dout, err.msg);
+  return c;
+}
+
+static double shares_of(const cg_fused_config *c, int batch, int hidden, int dout) {
+  return (double)((hidden + c->rc - 1) / c->rc) * batch * dout;
+}
+
+/* On a GPU of 132 compute units with 48 KiB of local memory (an H100's figures): at the fourteen
+ * shapes of the RC run of 2026-12-06 (bench/RESULTS.md) the RC that was fastest or within 6% of
+ * it at twelve of them, and RC 16 at the big preset. At shapes over the issue's range, RC stays 32
+ * or launch B's sum of R's shares stays within 2^17 floats, or 2^18 where R moves at least 2^22
+ * floats; and RC is never halved past a work-group per compute unit (one and a half where R moves
+ * that much), but where the local memory holds no more columns. */
+START_TEST(test_fused_reduce_columns) {
+  static const struct {
+    int n, d, h, o, rc;
+  } h100[] = {{63, 100, 500, 64, 16},  {54, 46, 367, 59, 16},   {88, 264, 932, 26, 32},
+              {40, 300, 300, 64, 8},   {36, 58, 389, 48, 8},    {75, 437, 340, 46, 16},
+              {252, 272, 119, 7, 2},   {49, 247, 381, 25, 4},   {64, 186, 1455, 62, 32},
+              {18, 490, 1284, 16, 8},  {190, 87, 65, 38, 4},    {323, 16, 257, 20, 16},
+              {32, 4096, 4096, 16, 16}, {8, 1024, 1024, 8, 4},  {64, 5000, 5000, 8, 16}};
+  for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
+    const cg_fused_config c = fused_of(h100[i].n, h100[i].d, h100[i].h, h100[i].o);
+    ck_assert_msg(c.rc == h100[i].rc, "%dx%dx%dx%d: RC %d, not %d", h100[i].n, h100[i].d,
+                  h100[i].h, h100[i].o, c.rc, h100[i].rc);
+  }
+  static const int batch[] = {8, 13, 64, 257, 1024}, wide[] = {16, 97, 500, 1283, 4096, 8192},
+                   dout[] = {1, 7, 26, 64};
+  for (size_t a = 0; a < sizeof batch / sizeof batch[0]; ++a)
+    for (size_t b = 0; b < sizeof wide / sizeof wide[0]; ++b)
+      for (size_t h = 0; h < sizeof wide / sizeof wide[0]; ++h)
+        for (size_t o = 0; o < sizeof dout / sizeof dout[0]; ++o) {
+          const int n = batch[a], d = wide[b], hid = wide[h], out = dout[o];
+          const cg_fused_config c = fused_of(n, d, hid, out);
+          if (!c.three || c.rc == 32 || c.origin.rc == CG_ORIGIN_FALLBACK) continue;
+          const bool moves = (double)n * hid * (c.rgroups + out) >= 4194304.0;
+          const double shares = shares_of(&c, n, hid, out);
+          ck_assert_msg(shares <= (moves ? 262144.0 : 131072.0), "%dx%dx%dx%d: RC %d, %.0f floats",
+                        n, d, hid, out, c.rc, shares);
+          const int groups = (hid + 2 * c.rc - 1) / (2 * c.rc); /* with RC twice as large */
+          ck_assert_msg(moves ? 2 * groups < 3 * 132 : groups < 132, "%dx%dx%dx%d: RC %d", n, d,
+                        hid, out, c.rc);
+        }
+}
+END_TEST
+
 static Suite *limits_suite(void) {
   Suite *s = suite_create("limits");
   TCase *tc = tcase_create("choose");
@@ -211,6 +274,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, test_square_edge);
   tcase_add_test(tc, test_row_width);
   tcase_add_test(tc, test_pipelined_block);
+  tcase_add_test(tc, test_fused_reduce_columns);
   suite_add_tcase(s, tc);
   tc = tcase_create("devices");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);

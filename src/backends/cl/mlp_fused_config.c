@@ -315,22 +315,20 @@ cleanup:
 }
 
 /* Launch R: `lim` work-items and all NB rows of RC columns per work-group, RC small enough for a
- * work-group per compute unit, then for one and a half, each while launch B's sum of R's shares
- * (NB x DOUT for each of R's work-groups) stays within 2^18 floats, and for the local memory; RC
- * overrides. On an H100 (bench/RESULTS.md, 2026-12-06) RC 16 in place of 32 took the big preset
- * from 365 to 359 us (R 36.5 to 28 us, B 9.7 to 12.6; 157 work-groups of R to 313) and 96 x 5000
- * x 5000 x 8 from 521 to 513; where R already had 256 work-groups it gained 2-4.5 us and B paid
- * 5 to 66 more (64 x 8192 x 8192 x 8: 787 either way; 128 x 2048 x 8192 x 8: 390 to 402; 64 x
- * 4096 x 8192 x 64: 742 to 806). Launch B, one work-group, sums the shares at about 65 us per
- * million floats (15.8 to 45.5 us at 0.09 to 0.53 million, four shapes of dout 7 to 26 on an H100,
- * 2026-12-06): the bound holds in the first step too, since small shapes that halved RC down to
- * 1 or 2 for a work-group per compute unit had B sum up to a million floats (125 us at 63 x 100 x
- * 500 x 64, where R's whole work is 2 million multiply-adds). That choice at small shapes follows
- * from B's measured rate; bench/results/2026-12-06-rc2/run.sh measures it. */
-/* Whether launch B's sum of R's shares, NB x DOUT floats for each of R's work-groups of rc
- * columns, stays within 2^18 floats. */
-static bool shares_fit(const cg_mlp_shape s, int rc) {
-  return (double)ceil_div(s.hidden, rc) * s.batch * s.dout <= 262144.0;
+ * work-group per compute unit while launch B's sum of R's shares (NB x DOUT floats for each of R's
+ * work-groups) stays within 2^17 floats; where R moves much data (NB x HID x (RGROUPS + DOUT) at
+ * least 2^22: its sum of A's partials and its product with w2), on to one and a half work-groups
+ * per compute unit while the shares stay within 2^18; then small enough for the local memory; RC
+ * overrides. Launch B, one work-group, sums the shares at 80 to 110 us per million floats, and
+ * halving RC doubles them, while R gains from more work-groups only in proportion to its own
+ * time. On an H100 (bench/RESULTS.md, 2026-12-06, RC 32 down to 1 at fourteen shapes of batch 8
+ * to 323, hidden 65 to 4096): the rule's RC is within 6% of the best at twelve of them, 11% and
+ * 14% at the other two (49 x 247 x 381 x 25: 31.1 against 27.4 us), where the bound 2^18 in both
+ * steps lost up to 48% (40.7 us there, RC 2) and 63 x 100 x 500 x 64 took 93.3 us, not 88.7. At
+ * the big preset the second step gives RC 16, 313 work-groups of R in place of 157: 359 us against
+ * 365 at RC 32 on an H100 (96 x 5000 x 5000 x 8: 513 against 521). */
+static bool shares_within(const cg_mlp_shape s, int rc, double floats) {
+  return (double)ceil_div(s.hidden, rc) * s.batch * s.dout <= floats;
 }
 
 static cg_rc choose_reduce(const cg_mlp_shape s, const cg_device_info *info, int lim,
@@ -341,8 +339,11 @@ static cg_rc choose_reduce(const cg_mlp_shape s, const cg_device_info *info, int
   const int N = s.batch, H = s.hidden;
   c->wr = lim;
   c->rc = 32;
-  while (c->rc > 1 && ceil_div(H, c->rc) < cu && shares_fit(s, c->rc / 2)) c->rc /= 2;
-  while (c->rc > 1 && 2 * ceil_div(H, c->rc) < 3 * cu && shares_fit(s, c->rc / 2)) c->rc /= 2;
+  while (c->rc > 1 && ceil_div(H, c->rc) < cu && shares_within(s, c->rc / 2, 131072.0))
+    c->rc /= 2;
+  if ((double)N * H * (c->rgroups + s.dout) >= 4194304.0)
+    while (c->rc > 1 && 2 * ceil_div(H, c->rc) < 3 * cu && shares_within(s, c->rc / 2, 262144.0))
+      c->rc /= 2;
   const int rc0 = c->rc;
   while (c->rc > 1 && reduce_local_bytes(N, c->rc, c->wr) > local_mem) c->rc /= 2;
   c->origin.rc = c->rc < rc0 ? CG_ORIGIN_FALLBACK : CG_ORIGIN_DEFAULT;
