@@ -314,19 +314,26 @@ cleanup:
   return rc;
 }
 
-/* Launch R: `lim` work-items and all NB rows of RC columns per work-group, RC small enough for a
- * work-group per compute unit while launch B's sum of R's shares (NB x DOUT floats for each of R's
- * work-groups) stays within 2^17 floats; where R moves much data (NB x HID x (RGROUPS + DOUT) at
- * least 2^22: its sum of A's partials and its product with w2), on to one and a half work-groups
- * per compute unit while the shares stay within 2^18; then small enough for the local memory; RC
- * overrides. Launch B, one work-group, sums the shares at 80 to 110 us per million floats, and
- * halving RC doubles them, while R gains from more work-groups only in proportion to its own
- * time. On an H100 (bench/RESULTS.md, 2026-12-06, RC 32 down to 1 at fourteen shapes of batch 8
- * to 323, hidden 65 to 4096): the rule's RC is within 6% of the best at twelve of them, 11% and
- * 14% at the other two (49 x 247 x 381 x 25: 31.1 against 27.4 us), where the bound 2^18 in both
- * steps lost up to 48% (40.7 us there, RC 2) and 63 x 100 x 500 x 64 took 93.3 us, not 88.7. At
- * the big preset the second step gives RC 16, 313 work-groups of R in place of 157: 359 us against
- * 365 at RC 32 on an H100 (96 x 5000 x 5000 x 8: 513 against 521). */
+/* Launch R: `lim` work-items and all NB rows of RC columns per work-group. Halving RC halves each
+ * work-group's work, NB x RC x (RGROUPS + DOUT) (its sum of A's partials and its product with w2),
+ * and gives launch B, one work-group, NB x DOUT x HID / RC more floats of R's shares to sum; on an
+ * H100 R's time grows by 30 to 100 us per million of the first, and B's by 80 to 110 us per
+ * million floats of shares. Taking the two rates as equal, RC halves for a work-group per compute
+ * unit while R's work per work-group exceeds the shares it adds: RC^2 x (RGROUPS + DOUT) > HID x
+ * DOUT (reduce_pays; batch cancels).
+ * Where R moves much data (NB x HID x (RGROUPS + DOUT) at least 2^22) it goes on to one and a half
+ * work-groups per compute unit while the shares stay within 2^18 floats: at the big preset RC 16,
+ * 313 work-groups of R in place of 157, 359 us against 365 at RC 32 (96 x 5000 x 5000 x 8: 513
+ * against 521). Then small enough for the local memory; RC overrides. On an H100 (bench/RESULTS.md,
+ * 2026-12-06, RC 32 down to 1 at 24 shapes of batch 8 to 611 and hidden 65 to 4096) the rule's RC
+ * is within 4.3% of the best at every one; bounds on the shares alone (2^18, then 2^17 floats)
+ * lost up to 49% and 18%. */
+/* Whether halving RC saves launch R more work than it adds to launch B's sum of R's shares. */
+static bool reduce_pays(const cg_mlp_shape s, int rgroups, int rc) {
+  return (double)rc * rc * (rgroups + s.dout) > (double)s.hidden * s.dout;
+}
+
+/* Whether launch B's sum of R's shares at rc columns per work-group stays within `floats`. */
 static bool shares_within(const cg_mlp_shape s, int rc, double floats) {
   return (double)ceil_div(s.hidden, rc) * s.batch * s.dout <= floats;
 }
@@ -339,8 +346,7 @@ static cg_rc choose_reduce(const cg_mlp_shape s, const cg_device_info *info, int
   const int N = s.batch, H = s.hidden;
   c->wr = lim;
   c->rc = 32;
-  while (c->rc > 1 && ceil_div(H, c->rc) < cu && shares_within(s, c->rc / 2, 131072.0))
-    c->rc /= 2;
+  while (c->rc > 1 && ceil_div(H, c->rc) < cu && reduce_pays(s, c->rgroups, c->rc)) c->rc /= 2;
   if ((double)N * H * (c->rgroups + s.dout) >= 4194304.0)
     while (c->rc > 1 && 2 * ceil_div(H, c->rc) < 3 * cu && shares_within(s, c->rc / 2, 262144.0))
       c->rc /= 2;
