@@ -316,18 +316,19 @@ cleanup:
 
 /* Launch R: `lim` work-items and all NB rows of RC columns per work-group. Halving RC halves each
  * work-group's work, NB x RC x (RGROUPS + DOUT) (its sum of A's partials and its product with w2),
- * and gives launch B, one work-group, NB x DOUT x HID / RC more floats of R's shares to sum; on an
- * H100 R's time grows by 30 to 100 us per million of the first, and B's by 80 to 110 us per
- * million floats of shares. Taking the two rates as equal, RC halves for a work-group per compute
- * unit while R's work per work-group exceeds the shares it adds: RC^2 x (RGROUPS + DOUT) > HID x
- * DOUT (reduce_pays; batch cancels).
- * Where R moves much data (NB x HID x (RGROUPS + DOUT) at least 2^22) it goes on to one and a half
- * work-groups per compute unit while the shares stay within 2^18 floats: at the big preset RC 16,
- * 313 work-groups of R in place of 157, 359 us against 365 at RC 32 (96 x 5000 x 5000 x 8: 513
- * against 521). Then small enough for the local memory; RC overrides. On an H100 (bench/RESULTS.md,
- * 2026-12-06, RC 32 down to 1 at 24 shapes of batch 8 to 611 and hidden 65 to 4096) the rule's RC
- * is within 4.3% of the best at every one; bounds on the shares alone (2^18, then 2^17 floats)
- * lost up to 49% and 18%. */
+ * and doubles the floats of R's shares that launch B, one work-group, sums, NB x DOUT x HID / RC;
+ * on an H100 R's time grows by 30 to 100 us per million of the first, B's by 80 to 110 us per
+ * million of the second. So RC halves for a work-group per compute unit while R's work per
+ * work-group exceeds B's shares, RC^2 x (RGROUPS + DOUT) > HID x DOUT (reduce_pays; batch
+ * cancels; the ratio 1 fitted to the measurements below, 2 in its place within 5.3% of the best
+ * RC, 4 up to 14%). Where R moves much data (NB x HID x (RGROUPS + DOUT) at least 2^22) it goes
+ * on to one and a half work-groups per compute unit while the shares stay within 2^18 floats: at
+ * the big preset RC 16, 313 work-groups of R in place of 157, 359 us against 365 at RC 32 (96 x
+ * 5000 x 5000 x 8: 513 against 521). Then small enough for the local memory; RC overrides. On an
+ * H100 (bench/RESULTS.md, 2026-12-06, RC 32 down to 1 or 2 with three launches): within 4.3% of
+ * the best RC at the 23 shapes it was fitted to (batch 8 to 611, hidden 65 to 4096), and at eight
+ * drawn after it within 5% at six, 5.1% at one and 1.25 times at one, where single runs differ
+ * as much; bounds on the shares alone (2^18, then 2^17 floats) lost up to 49% and 18%. */
 /* Whether halving RC saves launch R more work than it adds to launch B's sum of R's shares. */
 static bool reduce_pays(const cg_mlp_shape s, int rgroups, int rc) {
   return (double)rc * rc * (rgroups + s.dout) > (double)s.hidden * s.dout;
