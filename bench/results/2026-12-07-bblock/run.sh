@@ -3,7 +3,7 @@
 # variant.py) beside main's kernels: the fused launches at shapes of batch x dout 2048 to 4032
 # (63 x 100 x 500 x 64 among them, where cl/fused lost to cl/per-op on 2026-12-06) and at a few of
 # dout 26 or less, two rounds in turn; then those shapes beside clblast and cl/per-op (mlp_grid). On
-# an H200 first the big preset's figures owed there.
+# an H200 first the big preset's figures owed there. ptxas's register counts of each (regs-NAME).
 #   ../shared/device/stage; python3 bench/results/2026-12-07-bblock/variant.py .device
 #   bash bench/results/2026-12-07-bblock/run.sh BUNDLE OUT [SHAPES [ROUNDS]]
 # SHAPES: the first that many of the list (all ten by default), ROUNDS: 2 by default.
@@ -24,6 +24,9 @@ for round in $(seq "$rounds"); do
     for v in main bb2 bb4; do variant_step "mlp-$n-$d-$h-$out-$v-$round" $v "${shape[@]}"; done
   done
 done
+# ptxas's register counts of launch B in each, at the first shape's build options
+read -r n d h out it <<< "${shapes[0]}"
+variants_regs "$o/mlp-$n-$d-$h-$out-main-1.json" main bb2 bb4
 grid=()
 for sh in "${shapes[@]}"; do read -r n d h out it <<< "$sh"; grid+=("${n}x${d}x${h}x${out}"); done
 mlp_grid "${grid[@]}"
