@@ -207,12 +207,14 @@ END_TEST
 
 /* ---- the fused mlp's columns per work-group of launch R (RC) ---- */
 
+enum { H100_UNITS = 132 }; /* the made-up GPU's compute units */
+
 static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
   cg_device_info info;
   memset(&info, 0, sizeof info);
   info.type = CL_DEVICE_TYPE_GPU;
   snprintf(info.platform, sizeof info.platform, "NVIDIA CUDA");
-  info.compute_units = 132;
+  info.compute_units = H100_UNITS;
   info.local_mem = 49152;
   info.max_work_group = 1024;
   const cg_fused_limits lim = {1024, 1024, 1024, 1024};
@@ -224,9 +226,9 @@ static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
   return c;
 }
 
-/* On a GPU of 132 compute units with 48 KiB of local memory (an H100's figures): at the 24 shapes
- * of the RC runs of 2026-12-06 (bench/RESULTS.md) the RC within 4.3% of the fastest, and RC 16 at
- * the big preset. At shapes over the issue's range, each halving of RC below 32 was for a
+/* On a GPU of 132 compute units with 48 KiB of local memory (an H100's figures): at the 23 shapes
+ * with three launches of the RC runs of 2026-12-06 (bench/RESULTS.md) the RC within 4.3% of the
+ * fastest, and RC 16 at the big preset. At shapes over the issue's range, each halving of RC below 32 was for a
  * work-group per compute unit where launch R's work per work-group outweighed the shares it adds
  * to launch B, or for one and a half where R moves at least 2^22 floats and B's shares stay within
  * 2^18, or for the local memory; and the first step stopped only where one more halving no longer
@@ -261,10 +263,10 @@ START_TEST(test_fused_reduce_columns) {
           const int groups = (hid + c.rc - 1) / c.rc, wider = (hid + 2 * c.rc - 1) / (2 * c.rc);
           const double shares = (double)groups * n * out, rc2 = 4.0 * c.rc * c.rc;
           if (c.rc < 32)
-            ck_assert_msg((wider < 132 && rc2 * (c.rgroups + out) > cost) ||
-                              (moves && 2 * wider < 3 * 132 && shares <= 262144.0),
+            ck_assert_msg((wider < H100_UNITS && rc2 * (c.rgroups + out) > cost) ||
+                              (moves && 2 * wider < 3 * H100_UNITS && shares <= 262144.0),
                           "%dx%dx%dx%d: RC %d", n, d, hid, out, c.rc);
-          if (!moves && c.rc > 1 && groups < 132)
+          if (!moves && c.rc > 1 && groups < H100_UNITS)
             ck_assert_msg((double)c.rc * c.rc * (c.rgroups + out) <= cost,
                           "%dx%dx%dx%d: RC %d could halve", n, d, hid, out, c.rc);
         }
