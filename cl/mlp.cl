@@ -139,14 +139,17 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  *    writes the block's share of h1 w2; launch B sums those into h2 and runs the N x O part
  *    (h2, y, loss, dy, g3, dz2, w3); dz1 is left to launch A, each work-group computing its own
  *    columns from h1, dz2 and w2 (DZ1A == 1), which costs DOUT / (2 BI) of A's arithmetic, or
- *    to a launch D of its own between B and A (DZ1A == 0). So the one work-group of B never
- *    touches an N x H or H x O array: on a GPU a single work-group streaming those takes
- *    hundreds of microseconds at H = 5000.
+ *    to a launch D of its own between B and A (DZ1A == 0). So launch B never touches an N x H
+ *    or H x O array: on a GPU a single work-group streaming those takes hundreds of
+ *    microseconds at H = 5000. Launch B may run as BRG work-groups of BROWS rows each (its N x
+ *    O part is 3 N O O multiply-adds on one compute unit otherwise); g3 and the w3 update, which
+ *    need every row, then move to the next launch R (or the closing one).
  * With two launches DZ1A may be set too (B then keeps the w2 of dz1 in w2p for launch A).
  * A batch of k iterations is A(forward only), then k times [R,] B, [D,] A(backward [+ forward of
  * the next iteration]), or split, [R,] B, [D,] G, [A(forward of the next)]; the last A (G) only
  * finishes the backward part, and with three launches a last
- * R(w2 update only) follows it, so the weights after the batch are those of k full steps.
+ * R(w2 update only, and g3 and w3 with BRG > 1) follows it, so the weights after the batch are
+ * those of k full steps.
  * Barriers stay outside conditionals, even uniform ones, which some drivers mishandle; the flags
  * only gate the work between them.
  *
@@ -155,14 +158,21 @@ __kernel void mlp_loss_sum(const int n, __global const float *part, __global flo
  * DB, FWR, KV, UR, WPF below;
  * RGROUPS the row groups of A (partials); NCH = ceil(NB / NC); THREE, DZ1A; WR, RR, RC, RCB:
  * launch R's work-items, rows, columns and column blocks; WGB: work-items of launch B, a power of
- * two; BLOC: launch B's copies in local memory (1: h2 and w3, 2: dy too); LDH: the row pitch,
- * HID or more, of w1, h1, dz1 and each row group's partials (rows that start on a 128-byte line;
- * the elements past HID are never read or written). */
+ * two; BROWS, BRG: launch B's rows per work-group and its work-groups, ceil(NB / BROWS); BLOC:
+ * launch B's copies in local memory (1: h2 and w3, 2: dy too); LDH: the row pitch, HID or more,
+ * of w1, h1, dz1 and each row group's partials (rows that start on a 128-byte line; the elements
+ * past HID are never read or written). */
 #define BI (TY * RM)
 #define BJ (TX * RN)
 #define NC (TY * RM2)
 #define WGA (TX * TY)
 #define LDA (BI > NC ? BI : NC)
+#ifndef BROWS
+#define BROWS NB
+#endif
+#ifndef BRG
+#define BRG 1
+#endif
 /* Local-memory reads of launch A come VW floats at a time (VW2 for the rows of x in the forward
  * part, where RM2 may not be a multiple of VW): a work-item's rows (columns) lie in runs of VW,
  * TY (TX) runs apart, so that a warp's neighbouring work-items read neighbouring vectors and one
@@ -588,7 +598,9 @@ mlp_fused_wide(__global const float *x, __global float *w1, __global const float
 __kernel __attribute__((reqd_work_group_size(WR, 1, 1))) void
 mlp_fused_reduce(__global const float *part, __global float *w2, __global float *h1,
                  __global const float *dz2, __global float *part2, const float lr,
-                 const int pending, const int forward) {
+                 const int pending, const int forward, __global const float *h2,
+                 __global const float *dy, __global float *g3, __global float *w3,
+                 const int update_w3) {
   __local float Hs[NB][RC + 1];
   __local float red[WR];
   const int t = get_local_id(0);
@@ -610,6 +622,26 @@ mlp_fused_reduce(__global const float *part, __global float *w2, __global float 
       }
     }
   }
+#if BRG > 1
+  /* launch B's row groups left g3 += h2^T dy and the w3 update (they need all rows): spread
+   * over all of R's work-items, each output's sum in the order launch B's would be */
+  if (pending) {
+    const int groups = get_num_groups(0) * get_num_groups(1);
+    const int id = (get_group_id(1) * get_num_groups(0) + get_group_id(0)) * WR + t;
+    for (int q = id; q < DOUT * DOUT; q += groups * WR) {
+      const int p = q / DOUT, o = q % DOUT;
+      float s = 0.0f;
+      for (int n = 0; n < NB; ++n) s += h2[n * DOUT + p] * dy[n * DOUT + o];
+      const float g = g3[q] + s;
+      if (update_w3) {
+        w3[q] -= lr * g;
+        g3[q] = 0.0f;
+      } else {
+        g3[q] = g;
+      }
+    }
+  }
+#endif
   /* the updated rows of w2 are read below by other work-items of this group */
   barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);
   const int S = RE < WR ? WR / RE : 1;
@@ -669,32 +701,43 @@ __kernel void mlp_fused_dz1(__global const float *h1, __global const float *dz2,
 #define B_H2(i) lh2[i]
 #define B_W3(p, o) lw3[(p) * PW3 + (o)]
 #else
-#define B_H2(i) h2[i]
+#define B_H2(i) h2[q0 + (i)]
 #define B_W3(p, o) w3[(p) * DOUT + (o)]
 #endif
 #if BLOC == 2
 #define B_DY(i) ldy[i]
 #else
-#define B_DY(i) dy[i]
+#define B_DY(i) dy[q0 + (i)]
 #endif
 
-/* Launch B: one work-group of WGB work-items. Every sum runs in a fixed order. `sums` is A's
- * partials (THREE == 0) or R's part2 (THREE == 1). */
+/* Launch B: work-groups of WGB work-items, each of BROWS rows of the batch (its local index q
+ * of those rows' outputs is q0 + q of the whole). BRG work-groups (BRG > 1 needs THREE == 1)
+ * see only their rows: g3 = h2^T dy and the w3 update need all of them, so launch R does those
+ * for the iteration before (its `pending` part), and each group writes its part of the loss to
+ * lossp, which mlp_loss_sum adds up. With one group (BRG == 1) launch B does all of it. Every
+ * sum runs in a fixed order. `sums` is A's partials (THREE == 0) or R's part2 (THREE == 1). */
 __kernel __attribute__((reqd_work_group_size(WGB, 1, 1))) void
 mlp_fused_small(__global const float *sums, __global float *h1, __global float *w2,
                 __global float *w2p, __global const float *t, __global float *w3,
                 __global float *g3, __global float *h2, __global float *dy, __global float *dz2,
                 __global float *dz1, __global float *loss, const float lr, const int keep,
-                const int update_w3) {
+                const int update_w3, __global float *lossp) {
   __local float red[WGB];
 #if BLOC
-  __local float lh2[NB * DOUT], lw3[DOUT * PW3];
+  __local float lh2[BROWS * DOUT], lw3[DOUT * PW3];
 #endif
 #if BLOC == 2
-  __local float ldy[NB * DOUT];
+  __local float ldy[BROWS * DOUT];
 #endif
   const int l = get_local_id(0);
+#if BRG > 1
+  const int n0 = get_group_id(0) * BROWS;
+  const int NO = min(BROWS, NB - n0) * DOUT;
+#else
+  const int n0 = 0; /* one work-group: NO a constant the compiler may unroll by */
   const int NO = NB * DOUT;
+#endif
+  const int q0 = n0 * DOUT;
 #if BLOC
   /* w3 before its update, for y and dz2 (the barrier after h2 covers it) */
   for (int q = l; q < DOUT * DOUT; q += WGB) lw3[q / DOUT * PW3 + q % DOUT] = w3[q];
@@ -708,7 +751,7 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
     const int slice = l / NO, q = l % NO;
     float s = 0.0f;
     if (slice < S)
-      for (int g = slice; g < RCB; g += S) s += sums[g * NO + q];
+      for (int g = slice; g < RCB; g += S) s += sums[g * (NB * DOUT) + q0 + q];
     red[l] = s;
   }
 #else
@@ -733,7 +776,7 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
     if (l < NO) {
       float z = 0.0f;
       for (int k = 0; k < S; ++k) z += red[k * NO + l];
-      h2[l] = fmax(z, 0.0f);
+      h2[q0 + l] = fmax(z, 0.0f);
 #if BLOC
       lh2[l] = fmax(z, 0.0f);
 #endif
@@ -742,12 +785,12 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
     for (int q = l; q < NO; q += WGB) {
       float z = 0.0f;
 #if THREE
-      for (int g = 0; g < RCB; ++g) z += sums[g * NO + q];
+      for (int g = 0; g < RCB; ++g) z += sums[g * (NB * DOUT) + q0 + q];
 #else
       const int n = q / DOUT, o = q % DOUT;
       for (int j = 0; j < HID; ++j) z += h1[n * LDH + j] * w2[j * DOUT + o];
 #endif
-      h2[q] = fmax(z, 0.0f);
+      h2[q0 + q] = fmax(z, 0.0f);
 #if BLOC
       lh2[q] = fmax(z, 0.0f);
 #endif
@@ -761,8 +804,8 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
     const int n = q / DOUT, o = q % DOUT;
     float y = 0.0f;
     for (int p = 0; p < DOUT; ++p) y += B_H2(n * DOUT + p) * B_W3(p, o);
-    const float d = y - t[q];
-    dy[q] = 2.0f * d;
+    const float d = y - t[q0 + q];
+    dy[q0 + q] = 2.0f * d;
 #if BLOC == 2
     ldy[q] = 2.0f * d;
 #endif
@@ -774,28 +817,35 @@ mlp_fused_small(__global const float *sums, __global float *h1, __global float *
     if (l < width) red[l] += red[l + width];
     barrier(CLK_LOCAL_MEM_FENCE);
   }
+#if BRG > 1
+  if (l == 0 && keep) lossp[get_group_id(0)] = red[0];
+#else
   if (l == 0 && keep) loss[0] = red[0];
 
-  /* g3 += h2^T dy; dz2 = (dy w3^T) * (h2 > 0) with w3 before its update. */
+  /* g3 += h2^T dy */
   for (int q = l; q < DOUT * DOUT; q += WGB) {
     const int p = q / DOUT, o = q % DOUT;
     float s = 0.0f;
     for (int n = 0; n < NB; ++n) s += B_H2(n * DOUT + p) * B_DY(n * DOUT + o);
     g3[q] += s;
   }
+#endif
+  /* dz2 = (dy w3^T) * (h2 > 0) with w3 before its update */
   for (int q = l; q < NO; q += WGB) {
     const int n = q / DOUT, p = q % DOUT;
     float s = 0.0f;
     for (int o = 0; o < DOUT; ++o) s += B_DY(n * DOUT + o) * B_W3(p, o);
-    dz2[q] = B_H2(q) > 0.0f ? s : 0.0f;
+    dz2[q0 + q] = B_H2(q) > 0.0f ? s : 0.0f;
   }
   barrier(CLK_GLOBAL_MEM_FENCE);
+#if BRG == 1
   if (update_w3) {
     for (int q = l; q < DOUT * DOUT; q += WGB) {
       w3[q] -= lr * g3[q];
       g3[q] = 0.0f;
     }
   }
+#endif
 #if DZ1A && !THREE
   /* launch A computes dz1 from w2 as it is now: keep it */
   for (int q = l; q < HID * DOUT; q += WGB) w2p[q] = w2[q];

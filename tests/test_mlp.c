@@ -802,7 +802,7 @@ static void expect_fused_names(const cg_kernel_config *c, const char *const *ove
                                const char *where) {
   static const char *const names[] = {"TX",    "TY",   "R",  "RN",   "KC",    "TPG",
                                       "DB",    "FWR",  "UR", "WPF",  "THREE", "DZ1A",
-                                      "RC",    "BLOC", "SPLIT"};
+                                      "RC",    "BROWS", "BLOC", "SPLIT"};
   for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i) {
     const cg_kernel_param *p = find_param(c, names[i]);
     ck_assert_msg(p != NULL, "%s: %s not in the configuration", where, names[i]);
@@ -1054,7 +1054,8 @@ START_TEST(test_fused_overrides) {
              {"DB=1,FWR=2", 17}, /* FWR=2 named as given, before a CPU driver's fallback */
              {"UR=0", 17},       {"R=2,UR=3", 17}, {"WPF=2", 17}, {"WPF=-1", 17},
              {"WGB=0", 17},      {"WGB=3", 17},    {"WGB=2048", 17},
-             {"BLOC=3", 17},     {"BLOC=-1", 17},
+             {"BLOC=3", 17},     {"BLOC=-1", 17},  {"THREE=1,BROWS=0", 17},
+             {"THREE=1,BROWS=18", 17}, {"THREE=0,BROWS=2", 17},
              {"SPLIT=2", 17},    {"SPLIT=-1", 17}, {"SPLIT=1,GR=0", 17},
              {"SPLIT=1,GR=17", 17}, {"SPLIT=1,GRN=0", 17}, {"SPLIT=1,GKC=0", 17},
              {"SPLIT=1,GUR=0", 17}, {"SPLIT=1,GR=2,GUR=3", 17}, {"SPLIT=1,GTX=1000", 17},
@@ -1260,6 +1261,12 @@ START_TEST(test_fused_blockings) {
       {"R=2,KC=4,DB=1,TPG=2", {9, 70, 9, 3}, {"R", "KC", "DB", "TPG", NULL}, {2, 4, 1, 2}},
       {"R=2,WGB=32,THREE=1", {40, 37, 41, 6}, {"R", "WGB", "THREE", NULL}, {2, 32, 1}},
       {"R=1,WGB=2,THREE=0", {9, 37, 41, 3}, {"R", "WGB", "THREE", NULL}, {1, 2, 0}},
+      /* launch B's rows over work-groups: 40 = 5 x 7 + 5, 17 = 5 x 3 + 2, a row each, 3 = 2 + 1 */
+      {"THREE=1,BROWS=7", {40, 37, 41, 6}, {"THREE", "BROWS", NULL}, {1, 7}},
+      {"R=2,THREE=1,BROWS=3,DZ1A=0", {17, 37, 41, 6}, {"R", "THREE", "BROWS", "DZ1A", NULL},
+       {2, 1, 3, 0}},
+      {"THREE=1,BROWS=1,WGB=32", {9, 5, 33, 4}, {"THREE", "BROWS", "WGB", NULL}, {1, 1, 32}},
+      {"THREE=1,BROWS=2,BLOC=0", {3, 17, 5, 1}, {"THREE", "BROWS", "BLOC", NULL}, {1, 2, 0}},
       {"SPLIT=1,PERSIST=0", {40, 37, 41, 6}, {"SPLIT", "GR", "GRN", "GKC", "GUR", NULL},
        {1, 4, 4, 40, 1}},
       {"SPLIT=1,R=2,TPG=2,GR=2,GKC=3,GUR=2,PERSIST=0",
@@ -1275,6 +1282,10 @@ START_TEST(test_fused_blockings) {
        {"SPLIT", "R", "THREE", "DZ1A", NULL},
        {1, 2, 0, 1}},
       {"SPLIT=1,GR=8,GUR=8,PERSIST=0", {1, 17, 5, 1}, {"SPLIT", "GR", "GUR", NULL}, {1, 8, 8}},
+      {"SPLIT=1,THREE=1,BROWS=13,PERSIST=0", {140, 37, 41, 6}, {"SPLIT", "THREE", "BROWS", NULL},
+       {1, 1, 13}},
+      {"THREE=1,BROWS=16,BLOC=2,WGB=32", {33, 20, 70, 9}, {"THREE", "BROWS", "BLOC", "WGB", NULL},
+       {1, 16, 2, 32}},
   };
   for (size_t b = 0; b < sizeof blockings / sizeof blockings[0]; ++b) {
     const shape s = blockings[b].s;

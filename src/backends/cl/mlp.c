@@ -32,11 +32,12 @@ typedef struct cl_mlp {
   cg_mlp_products prod; /* the products strategy */
   /* fused; with a split iteration, launch G's program and kernel and its configuration too */
   cl_kernel wide, reduce, small, dz1k;
+  cl_kernel loss_sum; /* the loss from launch B's work-groups' partials (BRG > 1) */
   cg_fused_config cfg;
   cl_program gprogram;
   cl_kernel gwide;
   cg_fused_config gcfg;
-  cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2;
+  cl_mem h1, h2, dy, dz2, dz1, w2p, part, part2, lossp;
   /* w1 with rows LDH floats apart for the fused launches, copied from md's dense w1 at upload and
    * back at download (NULL where LDH is hidden); dense_w1: LDH is hidden, since the persistent
    * path, which takes md's w1, runs beside the launches */
@@ -59,11 +60,12 @@ static void cl_mlp_release(void *state) {
   cg_mlp_step_release(&m->step);
   cg_mlp_products_release(&m->prod);
   cg_cl_mlp_persistent_release(m->persist);
-  cl_kernel kernels[] = {m->gemm, m->wide, m->reduce, m->small, m->dz1k, m->copy_rows, m->gwide};
+  cl_kernel kernels[] = {m->gemm, m->wide,      m->reduce,    m->small,
+                         m->dz1k, m->loss_sum, m->copy_rows, m->gwide};
   for (size_t i = 0; i < sizeof kernels / sizeof kernels[0]; ++i)
     if (kernels[i]) clReleaseKernel(kernels[i]);
-  cl_mem *bufs[] = {&m->h1,  &m->h2,   &m->dy,    &m->dz2, &m->dz1,
-                    &m->w2p, &m->part, &m->part2, &m->w1p};
+  cl_mem *bufs[] = {&m->h1,  &m->h2,   &m->dy,    &m->dz2,   &m->dz1,
+                    &m->w2p, &m->part, &m->part2, &m->lossp, &m->w1p};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
   if (m->program) clReleaseProgram(m->program);
   if (m->gprogram) clReleaseProgram(m->gprogram);
@@ -200,6 +202,10 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
       m->dz1k = clCreateKernel(m->program, "mlp_fused_dz1", &code);
       CG_CL_CHECK(clCreateKernel, code);
     }
+    if (c->brg > 1) {
+      m->loss_sum = clCreateKernel(m->program, "mlp_loss_sum", &code);
+      CG_CL_CHECK(clCreateKernel, code);
+    }
     /* each launch within its own kernel's limit, so that one kernel's (launch A's 256 required
      * work-items, say) does not bound another's */
     const cl_kernel kernels[4] = {m->wide, m->small, m->reduce, m->gwide};
@@ -236,10 +242,11 @@ static cg_rc build_fused(const cg_backend_env *env, cl_mlp *m, cg_kernel_config 
     clReleaseKernel(m->small);
     if (m->reduce) clReleaseKernel(m->reduce);
     if (m->dz1k) clReleaseKernel(m->dz1k);
+    if (m->loss_sum) clReleaseKernel(m->loss_sum);
     if (m->gwide) clReleaseKernel(m->gwide);
     clReleaseProgram(m->program);
     if (m->gprogram) clReleaseProgram(m->gprogram);
-    m->wide = m->small = m->reduce = m->dz1k = m->gwide = NULL;
+    m->wide = m->small = m->reduce = m->dz1k = m->loss_sum = m->gwide = NULL;
     m->program = m->gprogram = NULL;
   }
   /* work-group sizes that a rebuild within the kernels' limits made smaller */
@@ -276,23 +283,26 @@ static double fused_loop_trips(const cg_fused_config *c, const cg_mlp_shape s) {
   const double update = ceil(rm / c->ur) * (1 + 2 * c->ur * (rn + 1));
   const double a = c->tpg * (1 + wpf + g1 + fw + update + rm2 * rn + rm2);
   /* launch B: w3's local copy (BLOC), h1 and h2 (or h2 from R's shares), y, the loss's tree,
-   * g3, dz2, w3, and without R, w2's copy or dz1 and the w2 update */
-  const double w = c->wgb, no = N * O, per = ceil(no / w);
+   * g3 (one work-group), dz2, w3, and without R, w2's copy or dz1 and the w2 update; a
+   * work-group has BROWS rows */
+  const double w = c->wgb, no = c->brows * O, per = ceil(no / w);
   const double sb = no < w ? floor(w / no) : 1;
   double b = (c->bloc ? ceil(O * O / w) : 0) + per * (O + 1) * 2 + log2(w) +
-             ceil(O * O / w) * (N + 2);
+             ceil(O * O / w) * (c->brg > 1 ? 1 : N + 2);
   if (c->three)
     b += no < w ? ceil(c->rcb / sb) + sb : per * (1 + c->rcb);
   else
     b += ceil(N * H / w) * (c->rgroups + 1) + (no < w ? ceil(H / sb) + sb : per * (1 + H)) +
          (c->dz1a ? ceil(H * O / w) : ceil(N * H / w) * (O + 1)) + ceil(H * O / w) * (N + 1);
-  /* launch R: w2's update, h1 from the partials, its share of h1 w2 */
+  /* launch R: w2's update (and g3's with BRG > 1, over all of R's work-items), h1 from the
+   * partials, its share of h1 w2 */
   double r = 0;
   if (c->three) {
     const double re = N * c->rc, sr = re < c->wr ? floor(c->wr / re) : 1;
     r = ceil(re / c->wr) * (2 + (re < c->wr ? sr : c->rgroups)) +
         ceil(c->rc * O / c->wr) * (N + 1) + (re < c->wr ? ceil(c->rgroups / sr) : 0) +
-        ceil(N * O / c->wr) * (c->rc + 1);
+        ceil(N * O / c->wr) * (c->rc + 1) +
+        (c->brg > 1 ? ceil(O * O / ((double)c->wr * c->rcb * c->rrb)) * (N + 1) : 0);
   }
   return fmax(fmax(a, b), fmax(r, O)); /* launch D: one dz1 element, DOUT trips */
 }
@@ -333,9 +343,25 @@ static cg_rc fused_small(cl_mlp *m, int keep, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   const cl_int k = keep;
   CG_CL(clSetKernelArg, (m->small, 13, sizeof k, &k));
-  const size_t local = (size_t)m->cfg.wgb;
+  const size_t local = (size_t)m->cfg.wgb, global = local * (size_t)m->cfg.brg;
   CG_CL(clEnqueueNDRangeKernel,
-        (m->md.queue, m->small, 1, NULL, &local, &local, 0, NULL, ev));
+        (m->md.queue, m->small, 1, NULL, &global, &local, 0, NULL, ev));
+cleanup:
+  return rc;
+}
+
+/* The loss from the partials of launch B's work-groups (BRG > 1), once per run: one work-group
+ * of launch R's size. */
+static cg_rc fused_loss_sum(cl_mlp *m, cl_event *ev, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const size_t local = (size_t)m->cfg.wr;
+  const cl_int n = m->cfg.brg;
+  CG_CL(clSetKernelArg, (m->loss_sum, 0, sizeof n, &n));
+  CG_CL(clSetKernelArg, (m->loss_sum, 1, sizeof(cl_mem), &m->lossp));
+  CG_CL(clSetKernelArg, (m->loss_sum, 2, sizeof(cl_mem), &m->md.loss));
+  CG_CL(clSetKernelArg, (m->loss_sum, 3, local * sizeof(float), NULL));
+  CG_CL(clEnqueueNDRangeKernel,
+        (m->md.queue, m->loss_sum, 1, NULL, &local, &local, 0, NULL, ev));
 cleanup:
   return rc;
 }
@@ -370,6 +396,10 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
     for (cl_uint i = 0; i < 5; ++i)
       CG_CL(clSetKernelArg, (m->reduce, i, sizeof(cl_mem), &reduce_bufs[i]));
     CG_CL(clSetKernelArg, (m->reduce, 5, sizeof lr, &lr));
+    const cl_mem g3_bufs[] = {m->h2, m->dy, d->g3, d->w3};
+    for (cl_uint i = 0; i < 4; ++i)
+      CG_CL(clSetKernelArg, (m->reduce, 8 + i, sizeof(cl_mem), &g3_bufs[i]));
+    CG_CL(clSetKernelArg, (m->reduce, 12, sizeof update_w3, &update_w3));
   }
   const cl_mem small_bufs[] = {m->cfg.three ? m->part2 : m->part, m->h1, d->w2, w2p, d->t,
                                d->w3, d->g3, m->h2, m->dy, m->dz2, dz1, d->loss};
@@ -377,6 +407,8 @@ static cg_rc fused_set_args(cl_mlp *m, cg_error *err) {
     CG_CL(clSetKernelArg, (m->small, i, sizeof(cl_mem), &small_bufs[i]));
   CG_CL(clSetKernelArg, (m->small, 12, sizeof lr, &lr));
   CG_CL(clSetKernelArg, (m->small, 14, sizeof update_w3, &update_w3));
+  const cl_mem lossp = m->lossp ? m->lossp : d->loss; /* with one work-group, never read */
+  CG_CL(clSetKernelArg, (m->small, 15, sizeof(cl_mem), &lossp));
   if (m->dz1k) {
     const cl_mem dz1_bufs[] = {m->h1, m->dz2, d->w2, m->dz1};
     for (cl_uint i = 0; i < 4; ++i)
@@ -393,7 +425,7 @@ cleanup:
  * launch A writes into them for uninitialised in launch B (the results verified on PoCL). */
 static bool fused_sizes_differ(const cg_fused_config *a, const cg_fused_config *b) {
   return a->rgroups != b->rgroups || a->three != b->three || a->dz1a != b->dz1a ||
-         a->rcb != b->rcb;
+         a->rcb != b->rcb || a->brg != b->brg;
 }
 
 static cg_rc fused_buffers(cl_mlp *m, const cg_device *dev, cg_error *err) {
@@ -402,7 +434,7 @@ static cg_rc fused_buffers(cl_mlp *m, const cg_device *dev, cg_error *err) {
   const size_t N = (size_t)s.batch, H = (size_t)s.hidden, O = (size_t)s.dout;
   const cg_fused_config *c = &m->cfg;
   const size_t ldh = (size_t)c->ldh; /* the rows of the partials and of dz1 */
-  cl_mem *bufs[] = {&m->dz2, &m->part, &m->w2p, &m->dz1, &m->part2, &m->w1p};
+  cl_mem *bufs[] = {&m->dz2, &m->part, &m->w2p, &m->dz1, &m->part2, &m->lossp, &m->w1p};
   for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
   if (c->ldh != s.hidden)
     CG_TRY(cg_mlp_buffer(dev, "w1 at the fused launches' row pitch", (size_t)s.din * ldh,
@@ -416,6 +448,9 @@ static cg_rc fused_buffers(cl_mlp *m, const cg_device *dev, cg_error *err) {
   if (c->three)
     CG_TRY(cg_mlp_buffer(dev, "partial h1 w2 (column blocks x batch x dout)",
                          (size_t)c->rcb * N * O, &m->part2, err));
+  if (c->brg > 1)
+    CG_TRY(cg_mlp_buffer(dev, "launch B's loss partials (its work-groups)", (size_t)c->brg,
+                         &m->lossp, err));
 cleanup:
   return rc;
 }
@@ -462,7 +497,12 @@ static cg_rc fused_enqueue(cl_mlp *m, int iters, cg_error *err) {
   cg_mlp_device *md = &m->md;
   cg_mlp_sampler *sm = &md->sampler;
   cg_device_span *span = &md->span;
-  const bool three = m->cfg.three, split = m->cfg.split;
+  const bool three = m->cfg.three, split = m->cfg.split, rows = m->cfg.brg > 1;
+  const char *r_name = rows ? "R: w2, g3, w3 update, h1 = relu(sum of partials), h1 w2"
+                            : "R: w2 update, h1 = relu(sum of partials), h1 w2";
+  const char *b_name = rows    ? "B: h2 .. dz2 (a work-group per BROWS rows), the loss's sum"
+                       : three ? "B: h2 .. dz2, w3 (one work-group)"
+                               : "B: h1 .. dz2, w3, dz1, g2, w2 (one work-group)";
   CG_CHECK(iters >= 1, CG_BAD_INPUT, "mlp enqueue of %d iterations", iters);
   cg_mlp_device_run_begin(md);
   if (!split) CG_TRY(fused_wide(m, 0, 1, &span->begin, err));
@@ -474,16 +514,11 @@ static cg_rc fused_enqueue(cl_mlp *m, int iters, cg_error *err) {
       CG_TRY(fused_wide(m, 0, 1, sampled ? &sampled->begin : i == 0 ? &span->begin : NULL, err));
       if (sampled) clRetainEvent(span->begin = sampled->begin); /* the run's first command */
     }
-    if (three)
-      CG_TRY(fused_reduce(
-          m, i > 0, 1,
-          cg_mlp_kernel_event(sm, "R: w2 update, h1 = relu(sum of partials), h1 w2", NULL), err));
-    CG_TRY(fused_small(m, i == 0,
-                       cg_mlp_kernel_event(sm,
-                                           three ? "B: h2 .. dz2, w3 (one work-group)"
-                                                 : "B: h1 .. dz2, w3, dz1, g2, w2 (one work-group)",
-                                           NULL),
-                       err));
+    if (three) CG_TRY(fused_reduce(m, i > 0, 1, cg_mlp_kernel_event(sm, r_name, NULL), err));
+    /* with row groups, the loss's sum (once per run) ends launch B's sampled span */
+    cg_device_span *b_span = cg_mlp_sample(sm, b_name);
+    CG_TRY(fused_small(m, i == 0, b_span ? &b_span->begin : NULL, err));
+    if (rows && i == 0) CG_TRY(fused_loss_sum(m, b_span ? &b_span->end : NULL, err));
     if (m->dz1k)
       CG_TRY(fused_dz1(m, cg_mlp_kernel_event(sm, "D: dz1 = (dz2 w2^T) * (h1 > 0)", NULL), err));
     if (split)
@@ -540,8 +575,9 @@ cleanup:
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
 static const char *const cl_mlp_kernel_params[] = {
     "STRATEGY", "TX", "TY", "R", "RN", "KC", "TPG", "VW", "PF", "STAGE", "DB", "FWR", "UR", "WPF",
-    "WGB", "BLOC", "THREE", "DZ1A", "RC", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST", "SPLITK",
-    "DZ1P", "SPLITS", "LOSSG", "PAD", "SPLIT", "GTX", "GTY", "GR", "GRN", "GKC", "GUR", NULL};
+    "WGB", "BROWS", "BLOC", "THREE", "DZ1A", "RC", "PERSIST", "PGROUPS", "SPIN", "WG_PERSIST",
+    "SPLITK", "DZ1P", "SPLITS", "LOSSG", "PAD", "SPLIT", "GTX", "GTY", "GR", "GRN", "GKC", "GUR",
+    NULL};
 
 /* The fused kernels' blocking (cg_fused_configure says what each parameter is); a setting the
  * shape or the device cannot take is refused and skipped by the search. */

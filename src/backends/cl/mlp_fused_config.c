@@ -259,10 +259,29 @@ cleanup:
   return rc;
 }
 
+/* Launch B's rows per work-group (BROWS): all of the batch, one work-group, until measured
+ * otherwise; BROWS overrides, below the batch only with three launches (with two, launch B sums
+ * h1 and runs g2 and the w2 update, which need every row). */
+static cg_rc choose_b_rows(const cg_mlp_shape s, const cg_kernel_overrides *ov,
+                           cg_fused_config *c, cg_error *err) {
+  cg_rc rc = CG_OK;
+  char range[48];
+  snprintf(range, sizeof range, "out of range (1..%d, the batch)", s.batch);
+  CG_TRY(cg_kernel_override_in(ov, "BROWS", s.batch, 1, s.batch, range, &c->brows,
+                               &c->origin.brows, err));
+  CG_CHECK(c->three || c->brows == s.batch, CG_BAD_INPUT,
+           "--kernel-param BROWS=%d: launch B's rows split over work-groups need three launches "
+           "(THREE=1)",
+           c->brows);
+  c->brg = ceil_div(s.batch, c->brows);
+cleanup:
+  return rc;
+}
+
 /* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024; WGB
- * overrides, a power of two within both) and its local copies (BLOC), and which launches run: a
- * launch R when one work-group cannot sum the partials quickly (THREE), a launch D for dz1
- * (DZ1A = 0). */
+ * overrides, a power of two within both), which launches run (a launch R when one work-group
+ * cannot sum the partials quickly, THREE), launch B's rows per work-group (BROWS) and its local
+ * copies (BLOC), and whether a launch D computes dz1 (DZ1A = 0). */
 static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
                              cg_error *err) {
@@ -285,9 +304,13 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
            "--kernel-param WGB=%d: launch B may have %zu work-items per group here (%llu bytes of "
            "local memory)",
            c->wgb, limit, (unsigned long long)local_mem);
+  c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
+  c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
+  c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
+  CG_TRY(choose_b_rows(s, ov, c, err));
   /* BLOC: launch B's copies in local memory beside its reduction's floats, as many as fit: 2 (h2,
    * dy and w3), 1 (h2 and w3), 0 (cl/mlp.cl's PW3: w3's rows an odd number of floats apart) */
-  const uint64_t no = (uint64_t)s.batch * s.dout, w3 = (uint64_t)s.dout * (s.dout | 1);
+  const uint64_t no = (uint64_t)c->brows * s.dout, w3 = (uint64_t)s.dout * (s.dout | 1);
   const uint64_t bloc_bytes[3] = {0, (no + w3 + c->wgb) * sizeof(float),
                                   (2 * no + w3 + c->wgb) * sizeof(float)};
   c->origin.bloc = CG_ORIGIN_DEFAULT;
@@ -297,12 +320,9 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
            "--kernel-param BLOC=%d: must be 0, 1 (h2 and w3) or 2 (dy too)", c->bloc);
   CG_CHECK(bloc_bytes[c->bloc] <= local_mem, CG_UNSUPPORTED,
            "--kernel-param BLOC=%d: launch B needs %llu bytes of local memory for its copies at "
-           "batch %d and dout %d, the device has %llu",
-           c->bloc, (unsigned long long)bloc_bytes[c->bloc], s.batch, s.dout,
+           "%d rows of the batch and dout %d, the device has %llu",
+           c->bloc, (unsigned long long)bloc_bytes[c->bloc], c->brows, s.dout,
            (unsigned long long)local_mem);
-  c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
-  c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
-  c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
   /* With three launches dz1 is computed in A, each row group again for its columns, or once in
    * a launch D of its own (DZ1A=0), which costs a launch. On a GPU, D: on the H200 the iteration
    * took 406 us with D against 491 at the big preset, 43 against 47 at 32 x 4096 x 512 x 8 and
@@ -464,7 +484,10 @@ static cg_rc choose_g(const cg_mlp_shape s, const cg_device_info *info, int lim,
   g->rr = c->rr;
   g->rc = c->rc;
   g->rcb = c->rcb;
+  g->rrb = c->rrb;
   g->wgb = c->wgb;
+  g->brows = c->brows;
+  g->brg = c->brg;
   g->bloc = c->bloc;
   g->pad = c->pad;
   g->ldh = c->ldh;
@@ -480,7 +503,7 @@ cleanup:
  * Launch B gets as many work-items as fit, up to 1024, and copies of h2, w3 and dy in local
  * memory as far as they fit (BLOC). Then two launches when one work-group can sum the partials
  * quickly (about 64 loads per work-item), else three. Overrides (TX, TY, R, RN, KC, VW, FWR, DB,
- * TPG, PF, STAGE, UR, WPF, WGB, BLOC, THREE, DZ1A, RC, PAD) replace the choices, for
+ * TPG, PF, STAGE, UR, WPF, WGB, BROWS, BLOC, THREE, DZ1A, RC, PAD) replace the choices, for
  * tuning on a device; the result stays correct for any valid setting. A value that the local memory
  * made smaller than the rule's choice is a fallback (mlp.c's build_fused marks those that the
  * kernels' work-group limits shrank). */
@@ -512,10 +535,11 @@ void cg_fused_build_options(const cg_fused_config *c, const cg_mlp_shape s, char
            "-DMLP_FUSED -DPART=%d -DNB=%d -DDIN=%d -DHID=%d -DDOUT=%d -DTX=%d -DTY=%d -DRM=%d "
            "-DRN=%d -DRM2=%d -DKC=%d -DTPG=%d -DVW=%d -DVW2=%d -DPF=%d -DSTAGE=%d -DDB=%d -DFWR=%d "
            "-DKV=%d -DUR=%d -DWPF=%d -DRGROUPS=%d -DNCH=%d -DTHREE=%d -DDZ1A=%d -DWR=%d -DRR=%d "
-           "-DRC=%d -DRCB=%d -DWGB=%d -DBLOC=%d -DLDH=%d",
+           "-DRC=%d -DRCB=%d -DWGB=%d -DBROWS=%d -DBRG=%d -DBLOC=%d -DLDH=%d",
            c->part, s.batch, s.din, s.hidden, s.dout, c->tx, c->ty, c->rm, c->rn, c->rm2, c->kc,
            c->tpg, c->vw, c->vw2, c->pf, c->stage, c->db, c->fwr, c->kv, c->ur, c->wpf, c->rgroups,
-           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->bloc, c->ldh);
+           c->nch, c->three, c->dz1a, c->wr, c->rr, c->rc, c->rcb, c->wgb, c->brows, c->brg,
+           c->bloc, c->ldh);
 }
 
 /* A parameter as a record names it. */
@@ -541,8 +565,9 @@ void cg_fused_record(const cg_fused_config *c, const cg_fused_config *g,
                              {"UR", c->ur, c->origin.ur},       {"WPF", c->wpf, c->origin.wpf},
                              {"THREE", c->three, c->origin.three},
                              {"DZ1A", c->dz1a, c->origin.dz1a}, {"RC", c->rc, c->origin.rc},
-                             {"WGB", c->wgb, c->origin.wgb},    {"BLOC", c->bloc, c->origin.bloc},
-                             {"PAD", c->pad, c->origin.pad},
+                             {"WGB", c->wgb, c->origin.wgb},
+                             {"BROWS", c->brows, c->origin.brows},
+                             {"BLOC", c->bloc, c->origin.bloc}, {"PAD", c->pad, c->origin.pad},
                              {"SPLIT", c->split, c->origin.split}};
   record_params(config, params, sizeof params / sizeof params[0]);
   if (!c->split) return;

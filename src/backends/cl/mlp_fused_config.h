@@ -27,11 +27,12 @@ typedef struct cg_fused_config {
   int three, dz1a;                  /* a reduce launch R; launch A computes dz1 */
   int wr, rr, rc, rcb, rrb;         /* launch R: work-items, rows, columns, grid rcb x rrb */
   int wgb;                          /* launch B's work-items */
+  int brows, brg;                   /* launch B's rows per work-group, its work-groups */
   int bloc;                         /* launch B's local copies: 1 h2 and w3, 2 dy too */
   int pad, ldh; /* rows of w1, h1, dz1 and the partials padded to 128 bytes; their pitch (floats) */
   struct {
     cg_origin tx, ty, r, rn, kc, tpg, vw, pf, stage, db, fwr, ur, wpf, three, dz1a, rc, wgb,
-        bloc, pad, split;
+        brows, bloc, pad, split;
   } origin;                         /* of the values the record names */
 } cg_fused_config;
 
