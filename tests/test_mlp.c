@@ -1423,9 +1423,11 @@ START_TEST(test_fused_local_copies) {
       problem p;
       cg_prepared prep;
       prepare_fused(&o, params, s, three == 1, &rng, name, &in, &p, &prep);
-      const cg_kernel_param *wgb = find_param(&prep.config, "WGB");
-      ck_assert_msg(wgb != NULL, "%s: WGB not in the configuration", name);
-      const uint64_t no = (uint64_t)s.n * s.o, w3 = (uint64_t)s.o * (s.o | 1);
+      const cg_kernel_param *wgb = find_param(&prep.config, "WGB"),
+                            *rows = find_param(&prep.config, "BROWS");
+      ck_assert_msg(wgb && rows, "%s: WGB or BROWS not in the configuration", name);
+      /* h2 and dy of launch B's rows */
+      const uint64_t no = (uint64_t)rows->value * s.o, w3 = (uint64_t)s.o * (s.o | 1);
       const int fit = (2 * no + w3 + (uint64_t)wgb->value) * 4 <= info->local_mem   ? 2
                       : (no + w3 + (uint64_t)wgb->value) * 4 <= info->local_mem ? 1
                                                                                  : 0;
@@ -1436,11 +1438,11 @@ START_TEST(test_fused_local_copies) {
       problem_free(&p);
     }
   }
-  /* dout 64 at a batch whose h2 alone outgrows the local memory: BLOC=1 refused by name; the
-   * configuration alone, nothing run */
+  /* dout 64 at a batch whose h2 alone outgrows the local memory, all of it in launch B's one
+   * work-group (two launches): BLOC=1 refused by name; the configuration alone, nothing run */
   const int batch = (int)(info->local_mem / (4 * 64)) + 1;
   cg_kernel_overrides ov;
-  parse_overrides(&ov, "STRATEGY=0,PERSIST=0,BLOC=1");
+  parse_overrides(&ov, "STRATEGY=0,PERSIST=0,THREE=0,BLOC=1");
   const cg_backend_env env = {.device = o.device, .overrides = &ov};
   const cg_mlp_setup setup = {.shape = {batch, 5, 7, 64}, .lr = 0.01f, .update_w3 = false};
   void *state = NULL;
