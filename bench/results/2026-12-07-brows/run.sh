@@ -8,27 +8,32 @@
 #   ../shared/device/stage
 #   cmake -S . -B /tmp/b -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/b --target clgauge
 #   mkdir -p .device/brows && cp /tmp/b/clgauge .device/brows/
-#   bash bench/results/2026-12-07-brows/run.sh BUNDLE OUT [ROUNDS]
+#   bash bench/results/2026-12-07-brows/run.sh BUNDLE OUT [SHAPES]
+# SHAPES: the first that many of the list (all eight by default; WGB 256 only with all).
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" brows
 rows=(bash "$1/env.sh" "$1/brows/clgauge")
 grep -q H200 "$o/gpu.txt" && big_preset_owed
-shapes=("63 100 500 64 400" "54 46 367 59 400" "40 300 300 64 400" "64 186 1455 62 400"
-        "32 64 256 64 400" "88 264 932 26 400" "64 5000 5000 8 120" "256 2048 1024 16 200")
-for round in $(seq "${3:-1}"); do
-  for sh in "${shapes[@]}"; do
-    mlp_shape $sh
-    read -r n d h out it <<< "$sh"
-    step "main-$n-$d-$h-$out-$round" 120 "${clgauge[@]}" "${shape[@]}" \
-      --json "$o/main-$n-$d-$h-$out-$round.json"
-    for br in $n 16 8 4 2 1; do
-      step "br$br-$n-$d-$h-$out-$round" 120 "${rows[@]}" "${shape[@]}" \
-        --kernel-param "THREE=1,BROWS=$br" --json "$o/br$br-$n-$d-$h-$out-$round.json"
-    done
+shapes=("63 100 500 64 400" "54 46 367 59 400" "64 5000 5000 8 120" "40 300 300 64 400"
+        "64 186 1455 62 400" "88 264 932 26 400" "32 64 256 64 400" "256 2048 1024 16 200")
+count=${3:-${#shapes[@]}}
+all=$(( count >= ${#shapes[@]} ))
+shapes=("${shapes[@]:0:$count}")
+for sh in "${shapes[@]}"; do
+  mlp_shape $sh
+  read -r n d h out it <<< "$sh"
+  step "main-$n-$d-$h-$out" 120 "${clgauge[@]}" "${shape[@]}" --json "$o/main-$n-$d-$h-$out.json"
+  for br in $n 16 8 4 2 1; do
+    step "br$br-$n-$d-$h-$out" 120 "${rows[@]}" "${shape[@]}" \
+      --kernel-param "THREE=1,BROWS=$br" --json "$o/br$br-$n-$d-$h-$out.json"
   done
 done
+grid=()
+for sh in "${shapes[@]}"; do read -r n d h out it <<< "$sh"; grid+=("${n}x${d}x${h}x${out}"); done
+mlp_grid "${grid[@]}"
+[ "$all" = 1 ] || exit 0
 for sh in "63 100 500 64 400" "40 300 300 64 400"; do
   mlp_shape $sh
   read -r n d h out it <<< "$sh"
@@ -37,6 +42,3 @@ for sh in "63 100 500 64 400" "40 300 300 64 400"; do
       --kernel-param "THREE=1,BROWS=$br,WGB=256" --json "$o/br$br-wgb256-$n-$d-$h-$out.json"
   done
 done
-grid=()
-for sh in "${shapes[@]}"; do read -r n d h out it <<< "$sh"; grid+=("${n}x${d}x${h}x${out}"); done
-mlp_grid "${grid[@]}"
