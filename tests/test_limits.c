@@ -228,11 +228,11 @@ static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
 
 /* On a GPU of 132 compute units with 48 KiB of local memory (an H100's figures): at the 23 shapes
  * with three launches of the RC runs of 2026-12-06 (bench/RESULTS.md) the RC within 4.3% of the
- * fastest, and RC 16 at the big preset. At shapes over the issue's range, each halving of RC below 32 was for a
- * work-group per compute unit where launch R's work per work-group outweighed the shares it adds
- * to launch B, or for one and a half where R moves at least 2^22 floats and B's shares stay within
- * 2^18, or for the local memory; and the first step stopped only where one more halving no longer
- * paid or R had a work-group per compute unit. */
+ * fastest, and RC 16 at the big preset. At shapes over the issue's range, each halving of RC below
+ * 32 was for a work-group per compute unit where launch R's work per work-group outweighed the
+ * shares it adds to launch B, or for one and a half where R moves at least 2^22 floats and B's
+ * shares stay within 2^18, or for the local memory; and the first step stopped only where one
+ * more halving no longer paid or R had a work-group per compute unit. */
 START_TEST(test_fused_reduce_columns) {
   static const struct {
     int n, d, h, o, rc;

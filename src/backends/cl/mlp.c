@@ -283,12 +283,12 @@ static double fused_loop_trips(const cg_fused_config *c, const cg_mlp_shape s) {
   const double update = ceil(rm / c->ur) * (1 + 2 * c->ur * (rn + 1));
   const double a = c->tpg * (1 + wpf + g1 + fw + update + rm2 * rn + rm2);
   /* launch B: w3's local copy (BLOC), h1 and h2 (or h2 from R's shares), y, the loss's tree,
-   * g3 (one work-group), dz2, w3, and without R, w2's copy or dz1 and the w2 update; a
-   * work-group has BROWS rows */
+   * g3 and the w3 update (one work-group only), dz2, and without R, w2's copy or dz1 and the w2
+   * update; a work-group has BROWS rows */
   const double w = c->wgb, no = c->brows * O, per = ceil(no / w);
   const double sb = no < w ? floor(w / no) : 1;
   double b = (c->bloc ? ceil(O * O / w) : 0) + per * (O + 1) * 2 + log2(w) +
-             ceil(O * O / w) * (c->brg > 1 ? 1 : N + 2);
+             (c->brg > 1 ? 0 : ceil(O * O / w) * (N + 2));
   if (c->three)
     b += no < w ? ceil(c->rcb / sb) + sb : per * (1 + c->rcb);
   else
