@@ -14,7 +14,9 @@ typedef enum cg_origin {
 } cg_origin;
 const char *cg_origin_name(cg_origin origin);
 
-enum { CG_MAX_KERNEL_PARAMS = 40, CG_MAX_OVERRIDES = 24 };
+/* CG_KERNEL_PARAM_MAX: the largest magnitude --kernel-param takes (each parameter then checks
+ * its own range) */
+enum { CG_MAX_KERNEL_PARAMS = 40, CG_MAX_OVERRIDES = 24, CG_KERNEL_PARAM_MAX = 1000000 };
 
 typedef struct cg_kernel_param {
   const char *name; /* static string: the -D macro of the kernel source, e.g. "TS" */

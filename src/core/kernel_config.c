@@ -46,8 +46,11 @@ cg_rc cg_kernel_overrides_parse(cg_kernel_overrides *o, const char *text, cg_err
     char *end = NULL;
     errno = 0;
     const long v = strtol(value, &end, 10);
-    CG_CHECK(*end == '\0' && errno == 0 && v >= -1000000 && v <= 1000000, CG_BAD_INPUT,
+    CG_CHECK(*end == '\0' && end != value, CG_BAD_INPUT,
              "--kernel-param '%.*s': expected a whole number after '='", (int)len, p);
+    CG_CHECK(errno == 0 && v >= -CG_KERNEL_PARAM_MAX && v <= CG_KERNEL_PARAM_MAX, CG_BAD_INPUT,
+             "--kernel-param '%.*s': out of range (-%d..%d)", (int)len, p, CG_KERNEL_PARAM_MAX,
+             CG_KERNEL_PARAM_MAX);
     for (size_t k = 0; k < name_len; ++k)
       CG_CHECK((p[k] >= 'A' && p[k] <= 'Z') || (p[k] >= '0' && p[k] <= '9') || p[k] == '_',
                CG_BAD_INPUT, "--kernel-param '%.*s': names are upper case (TS, TX, R, ...)",
