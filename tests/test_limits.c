@@ -209,7 +209,8 @@ END_TEST
 
 enum { H100_UNITS = 132 }; /* the made-up GPU's compute units */
 
-static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
+/* b_limit: launch B's kernel limit (256 on the H100 of 2026-12-06 and 07, its registers') */
+static cg_fused_config fused_of_b(int batch, int din, int hidden, int dout, size_t b_limit) {
   cg_device_info info;
   memset(&info, 0, sizeof info);
   info.type = CL_DEVICE_TYPE_GPU;
@@ -217,13 +218,17 @@ static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
   info.compute_units = H100_UNITS;
   info.local_mem = 49152;
   info.max_work_group = 1024;
-  const cg_fused_limits lim = {1024, 1024, 1024, 1024};
+  const cg_fused_limits lim = {1024, b_limit, 1024, 1024};
   const cg_mlp_shape s = {.batch = batch, .din = din, .hidden = hidden, .dout = dout};
   cg_fused_config c, g;
   cg_error err = {0};
   ck_assert_msg(cg_fused_configure(s, &info, &lim, info.local_mem, NULL, &c, &g, &err) == CG_OK,
                 "%dx%dx%dx%d: %s", batch, din, hidden, dout, err.msg);
   return c;
+}
+
+static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
+  return fused_of_b(batch, din, hidden, dout, 1024);
 }
 
 /* On a GPU of 132 compute units with 48 KiB of local memory (an H100's figures): at the 23 shapes
@@ -273,6 +278,64 @@ START_TEST(test_fused_reduce_columns) {
 }
 END_TEST
 
+/* On the made-up GPU (launch B's limit 256, as the H100's, or 1024): with three launches, launch
+ * B's rows over as many work-groups as it has compute units at most (ceil(batch / 132) rows
+ * each: one at the shapes of the BROWS runs of 2026-12-07 up to batch 88, two at batch 256), the
+ * batch in one work-group with two; a CPU driver's one group whatever the launches. Over the
+ * issue's range every row in exactly one group, the groups within the compute units, and the
+ * local copies (BLOC) sized by the rows. */
+START_TEST(test_fused_b_rows) {
+  static const struct {
+    int n, d, h, o, brows;
+  } h100[] = {{63, 100, 500, 64, 1},  {54, 46, 367, 59, 1},    {64, 5000, 5000, 8, 1},
+              {40, 300, 300, 64, 1},  {64, 186, 1455, 62, 1},  {88, 264, 932, 26, 1},
+              {32, 64, 256, 64, 1},   {256, 2048, 1024, 16, 2}};
+  for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
+    const cg_fused_config c = fused_of_b(h100[i].n, h100[i].d, h100[i].h, h100[i].o, 256);
+    ck_assert_msg(c.three && c.brows == h100[i].brows && c.origin.brows == CG_ORIGIN_DEFAULT,
+                  "%dx%dx%dx%d: THREE %d, BROWS %d, not %d", h100[i].n, h100[i].d, h100[i].h,
+                  h100[i].o, c.three, c.brows, h100[i].brows);
+  }
+  static const int batch[] = {1, 8, 13, 131, 132, 133, 257, 1024}, wide[] = {16, 97, 1283, 8192},
+                   dout[] = {1, 7, 64};
+  for (size_t a = 0; a < sizeof batch / sizeof batch[0]; ++a)
+    for (size_t b = 0; b < sizeof wide / sizeof wide[0]; ++b)
+      for (size_t h = 0; h < sizeof wide / sizeof wide[0]; ++h)
+        for (size_t o = 0; o < sizeof dout / sizeof dout[0]; ++o) {
+          const int n = batch[a], d = wide[b], hid = wide[h], out = dout[o];
+          const cg_fused_config c = fused_of_b(n, d, hid, out, o % 2 ? 256 : 1024);
+          const int want = c.three ? (n + H100_UNITS - 1) / H100_UNITS : n;
+          ck_assert_msg(c.brows == want && c.brg == (n + c.brows - 1) / c.brows &&
+                            c.brg <= H100_UNITS && (c.brg - 1) * c.brows < n,
+                        "%dx%dx%dx%d: THREE %d, BROWS %d over %d groups", n, d, hid, out, c.three,
+                        c.brows, c.brg);
+          const size_t copies = (size_t)(c.bloc == 2 ? 2 : c.bloc) * c.brows * out;
+          ck_assert_msg(c.bloc == 0 || (copies + (size_t)out * (out | 1) + c.wgb) * 4 <= 49152,
+                        "%dx%dx%dx%d: BLOC %d at BROWS %d", n, d, hid, out, c.bloc, c.brows);
+        }
+  /* a CPU driver: one group, three launches or two */
+  cg_device_info cpu;
+  memset(&cpu, 0, sizeof cpu);
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 2;
+  cpu.local_mem = 2 << 20;
+  cpu.max_work_group = 4096;
+  const cg_fused_limits lim = {4096, 4096, 4096, 4096};
+  const cg_mlp_shape s = {.batch = 63, .din = 100, .hidden = 500, .dout = 64};
+  for (int three = 0; three < 2; ++three) {
+    cg_kernel_overrides ov = {0};
+    cg_error err = {0};
+    ck_assert_int_eq(cg_kernel_overrides_parse(&ov, three ? "THREE=1" : "THREE=0", &err), CG_OK);
+    cg_fused_config c, g;
+    ck_assert_msg(cg_fused_configure(s, &cpu, &lim, cpu.local_mem, &ov, &c, &g, &err) == CG_OK,
+                  "%s", err.msg);
+    ck_assert_int_eq(c.three, three);
+    ck_assert_int_eq(c.brows, 63);
+    ck_assert_int_eq(c.brg, 1);
+  }
+}
+END_TEST
+
 static Suite *limits_suite(void) {
   Suite *s = suite_create("limits");
   TCase *tc = tcase_create("choose");
@@ -281,6 +344,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, test_row_width);
   tcase_add_test(tc, test_pipelined_block);
   tcase_add_test(tc, test_fused_reduce_columns);
+  tcase_add_test(tc, test_fused_b_rows);
   suite_add_tcase(s, tc);
   tc = tcase_create("devices");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);

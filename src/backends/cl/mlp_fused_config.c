@@ -259,16 +259,26 @@ cleanup:
   return rc;
 }
 
-/* Launch B's rows per work-group (BROWS): all of the batch, one work-group, until measured
- * otherwise; BROWS overrides, below the batch only with three launches (with two, launch B sums
- * h1 and runs g2 and the w2 update, which need every row). */
-static cg_rc choose_b_rows(const cg_mlp_shape s, const cg_kernel_overrides *ov,
-                           cg_fused_config *c, cg_error *err) {
+/* Launch B's rows per work-group (BROWS). On a GPU with three launches the batch's rows over
+ * as many work-groups as it has compute units at most (ceil(batch / units) rows each); else all
+ * of the batch, one work-group (with two launches launch B sums h1 and runs g2 and the w2 update,
+ * which need every row; a CPU driver's few compute units gain little: on PoCL 3.1 at 63 x 100 x
+ * 500 x 64, 16 rows took 3.57 ms per iteration against 3.93 with one group, 4 rows 6.21). On the
+ * H100 (bench/RESULTS.md, 2026-12-07) at eight shapes of batch 32 to 256 and dout 8 to 64, one
+ * to four rows per group took launch B from 62 to 17-20 us at 63 x 100 x 500 x 64 (the
+ * iteration from 88 to 40, against cl/per-op's 85), 24-45 us off the iteration at dout 59 to
+ * 64, 11-23 at batch 88 and 256, and 2-4 at the big preset (dout 8); at batch 256 two rows per
+ * group (128 groups on 132 SMs) were the fastest by 1-3 us, and no count of 1 to 16 rows lost
+ * to one group anywhere. BROWS overrides, below the batch only with three launches. */
+static cg_rc choose_b_rows(const cg_mlp_shape s, const cg_device_info *info,
+                           const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
   char range[48];
   snprintf(range, sizeof range, "out of range (1..%d, the batch)", s.batch);
-  CG_TRY(cg_kernel_override_in(ov, "BROWS", s.batch, 1, s.batch, range, &c->brows,
-                               &c->origin.brows, err));
+  const int units = (int)cg_device_units(info);
+  const int rows = c->three && !cg_device_is_cpu(info) ? ceil_div(s.batch, units) : s.batch;
+  CG_TRY(cg_kernel_override_in(ov, "BROWS", rows, 1, s.batch, range, &c->brows, &c->origin.brows,
+                               err));
   CG_CHECK(c->three || c->brows == s.batch, CG_BAD_INPUT,
            "--kernel-param BROWS=%d: launch B's rows split over work-groups need three launches "
            "(THREE=1)",
@@ -307,7 +317,7 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
   c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
-  CG_TRY(choose_b_rows(s, ov, c, err));
+  CG_TRY(choose_b_rows(s, info, ov, c, err));
   /* BLOC: launch B's copies in local memory beside its reduction's floats, as many as fit: 2 (h2,
    * dy and w3), 1 (h2 and w3), 0 (cl/mlp.cl's PW3: w3's rows an odd number of floats apart) */
   const uint64_t no = (uint64_t)c->brows * s.dout, w3 = (uint64_t)s.dout * (s.dout | 1);
