@@ -516,6 +516,40 @@ START_TEST(test_xgemm_tuner_run) {
 }
 END_TEST
 
+/* Every implementation's search spaces as written: naxes counts exactly the axes listed (an axis
+ * beyond it would be skipped without a word), each axis names a parameter the implementation takes
+ * as --kernel-param, with 1 to CG_MAX_TUNE_VALUES values, none twice. */
+START_TEST(test_spaces_well_formed) {
+  int spaces = 0;
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i)
+    for (const cg_tune_space *t = (*i)->tune_spaces; t && t->variant; ++t) {
+      ++spaces;
+      const char *who = t->variant;
+      ck_assert_msg(t->naxes >= 1 && t->naxes <= CG_MAX_TUNE_AXES, "%s/%s: %d axes",
+                    (*i)->workload, who, t->naxes);
+      for (int a = 0; a < CG_MAX_TUNE_AXES; ++a) {
+        const cg_tune_axis *x = &t->axes[a];
+        if (a >= t->naxes) {
+          ck_assert_msg(!x->name, "%s/%s: axis %s beyond naxes %d", (*i)->workload, who, x->name,
+                        t->naxes);
+          continue;
+        }
+        ck_assert_msg(x->name && x->count >= 1 && x->count <= CG_MAX_TUNE_VALUES,
+                      "%s/%s: axis %d", (*i)->workload, who, a);
+        bool taken = false;
+        for (const char *const *k = (*i)->kernel_params; k && *k; ++k) taken |= !strcmp(*k, x->name);
+        ck_assert_msg(taken, "%s/%s: %s is not a parameter of the implementation", (*i)->workload,
+                      who, x->name);
+        for (int v = 0; v < x->count; ++v)
+          for (int w = v + 1; w < x->count; ++w)
+            ck_assert_msg(x->values[v] != x->values[w], "%s/%s: %s=%d twice", (*i)->workload, who,
+                          x->name, x->values[v]);
+      }
+    }
+  ck_assert_int_ge(spaces, 4);
+}
+END_TEST
+
 static Suite *tune_suite(void) {
   Suite *s = suite_create("tune");
   TCase *file = tcase_create("file");
@@ -524,6 +558,7 @@ static Suite *tune_suite(void) {
   tcase_add_test(file, test_file_refused);
   tcase_add_test(file, test_xgemm_read);
   tcase_add_test(file, test_xgemm_entry_round_trip);
+  tcase_add_test(file, test_spaces_well_formed);
   suite_add_tcase(s, file);
   const int devices = cg_test_device_count();
   if (devices > 0) {
