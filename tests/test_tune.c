@@ -253,7 +253,8 @@ static cg_status one_record(const cg_job *job, const char *backend, const cg_dev
   const cg_record *r = &report.records[0];
   const cg_status status = r->status;
   *ran = r->kernel;
-  snprintf(reason, reason_size, "%s", r->reason);
+  /* the reason of a failed record, the compile phase's warning of one that ran */
+  snprintf(reason, reason_size, "%s", status == CG_STATUS_OK ? r->compile_warning : r->reason);
   if (status == CG_STATUS_OK)
     ck_assert_msg(r->verify_error <= r->verify_tolerance, "rel err %g", r->verify_error);
   cg_report_free(&report);
@@ -319,6 +320,34 @@ START_TEST(test_engine_applies) {
   ck_assert_int_eq(record_wg(info, &t, NULL, n, &origin), dflt);
   ck_assert_int_eq(origin, dflt_origin);
   cg_tuning_free(&t);
+
+  /* a setting the shape or the device refuses (a size class holds many shapes): the record runs
+   * the defaults, ok, and its compile warning says so */
+  cg_tuning_entry big = entry_on(info, "saxpy", "cl", "float4");
+  big.size_class = e.size_class;
+  ck_assert_int_eq(cg_kernel_overrides_add(&big.params, "WG", 1000000, CG_ORIGIN_TUNED, &err),
+                   CG_OK);
+  cg_tuning refused = {0};
+  ck_assert_int_eq(cg_tuning_put(&refused, &big, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
+  cg_kernel_config ran;
+  char warning[1024];
+  ck_assert_msg(one_record(&job, "cl", info, &refused, NULL, &ran, warning, sizeof warning) ==
+                    CG_STATUS_OK,
+                "%s", warning);
+  ck_assert_msg(strstr(warning, "tuning file's setting for this size class was refused here") &&
+                    strstr(warning, "WG=1000000") && strstr(warning, "the defaults ran"),
+                "warning: '%s'", warning);
+  bool defaults = false;
+  for (int k = 0; k < ran.nparams; ++k)
+    defaults |= strcmp(ran.params[k].name, "WG") == 0 && ran.params[k].value == dflt &&
+                ran.params[k].origin == dflt_origin;
+  ck_assert(defaults);
+  /* the command line's own refused setting still fails the record */
+  ck_assert_int_eq(cg_kernel_overrides_parse(&cli, "WG=1000000", &err), CG_OK);
+  ck_assert_int_eq(one_record(&job, "cl", info, &refused, &cli, &ran, warning, sizeof warning),
+                   CG_STATUS_ERROR);
+  cg_tuning_free(&refused);
   cg_device_list_free(&list);
 }
 END_TEST

@@ -436,15 +436,34 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     no_device_time(t, "runs on the host");
   }
   cg_kernel_overrides merged;
-  const cg_backend_env env = {device,
-                              js->sel->kernel_dir,
-                              js->sel->binary_cache,
-                              record_overrides(js, plan, &merged),
-                              rec->compile_warning,
-                              sizeof rec->compile_warning};
+  cg_backend_env env = {device,
+                        js->sel->kernel_dir,
+                        js->sel->binary_cache,
+                        record_overrides(js, plan, &merged),
+                        rec->compile_warning,
+                        sizeof rec->compile_warning};
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
-  CG_TRY(impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
-                       err));
+  rc = impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
+                     err);
+  if ((rc == CG_BAD_INPUT || rc == CG_UNSUPPORTED) && env.overrides != js->sel->overrides) {
+    /* A tuned setting stands for a size class, and a shape of the class may refuse it (a value
+     * beyond this batch, say): the record runs the defaults instead and says why. */
+    char refused[sizeof err->msg];
+    snprintf(refused, sizeof refused, "%s", err->msg);
+    *err = (cg_error){0};
+    env.overrides = js->sel->overrides;
+    prepared = (cg_prepared){.compile_ms = NAN, .compile_kind = "none"};
+    rc = impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
+                       err);
+    if (rc == CG_OK) {
+      const size_t used = strlen(rec->compile_warning);
+      snprintf(rec->compile_warning + used, sizeof rec->compile_warning - used,
+               "%sthe tuning file's setting for this size class was refused here (%s): the "
+               "defaults ran",
+               used ? "; " : "", refused);
+    }
+  }
+  if (rc != CG_OK) goto cleanup;
   rec->compile_ms = prepared.compile_ms;
   snprintf(rec->compile_kind, sizeof rec->compile_kind, "%s", prepared.compile_kind);
   if (backend->driver_cache && strcmp(prepared.compile_kind, "none") != 0)
