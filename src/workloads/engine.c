@@ -381,8 +381,7 @@ static const cg_kernel_overrides *record_overrides(const job_state *js, const re
     const char *name = e->params.items[i].name;
     cg_origin origin = CG_ORIGIN_DEFAULT;
     cg_kernel_override(given, name, 0, &origin);
-    bool taken = false;
-    for (const char *const *k = plan->impl->kernel_params; k && *k; ++k) taken |= !strcmp(*k, name);
+    const bool taken = cg_variant_index(plan->impl->kernel_params, name) >= 0;
     cg_error ignored = {0};
     if (taken && origin != CG_ORIGIN_OVERRIDE)
       cg_kernel_overrides_add(merged, name, e->params.items[i].value, CG_ORIGIN_TUNED, &ignored);

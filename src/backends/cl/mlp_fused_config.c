@@ -266,10 +266,11 @@ cleanup:
  * 500 x 64, 16 rows took 3.57 ms per iteration against 3.93 with one group, 4 rows 6.21). On the
  * H100 (bench/RESULTS.md, 2026-12-07) at eight shapes of batch 32 to 256 and dout 8 to 64, one
  * to four rows per group took launch B from 62 to 17-20 us at 63 x 100 x 500 x 64 (the
- * iteration from 88 to 40, against cl/per-op's 85), 24-45 us off the iteration at dout 59 to
- * 64, 11-23 at batch 88 and 256, and 2-4 at the big preset (dout 8); at batch 256 two rows per
- * group (128 groups on 132 SMs) were the fastest by 1-3 us, and no count of 1 to 16 rows lost
- * to one group anywhere. BROWS overrides, below the batch only with three launches. */
+ * iteration from 88 to 40, against cl/per-op's 82), 14-48 us off the iteration at dout 59 to
+ * 64, 11-23 at batch 88 and 256, and 3-4 at the big preset (dout 8); at batch 256 two rows per
+ * group (128 groups on 132 SMs) were the fastest (146.3 us, 149.0 with one row), and no count of
+ * 1 to 4 rows lost to one group anywhere (16 rows did at the big preset, 290.2 against 286.7).
+ * BROWS overrides, below the batch only with three launches. */
 static cg_rc choose_b_rows(const cg_mlp_shape s, const cg_device_info *info,
                            const cg_kernel_overrides *ov, cg_fused_config *c, cg_error *err) {
   cg_rc rc = CG_OK;
