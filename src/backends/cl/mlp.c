@@ -1,8 +1,8 @@
 /* The mlp workload on hand-written kernels from cl/mlp.cl, in two variants: "per-op", one launch
  * per operation as an eager framework issues them (the shared per-op step with the mlp_gemm
- * kernel as its product), and "fused", which picks by shape (fused_strategy) between two or three
- * launches of the fused kernels per iteration and the products step: the per-op step with each
- * product on a kernel that suits its shape (mlp_products.c). */
+ * kernel as its product), and "fused", which picks by shape (cg_fused_strategy) between two or
+ * three launches of the fused kernels per iteration and the products step: the per-op step with
+ * each product on a kernel that suits its shape (mlp_products.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,8 +18,6 @@
 #include "clgauge/loop_limit.h"
 
 enum { VARIANT_PER_OP, VARIANT_FUSED };
-/* How a run of cl/fused trains: the fused kernels, or the products step. */
-enum { STRATEGY_KERNELS, STRATEGY_PRODUCTS };
 
 typedef struct cl_mlp {
   cg_mlp_device md;
@@ -539,37 +537,6 @@ cleanup:
   return rc;
 }
 
-/* ---- the choice of cl/fused ------------------------------------------------------------------ */
-
-/* The fused kernels run everything of size batch x dout in launch B, one work-group, and each
- * product of the first layer at the blocking of w1's tiles; the products step pays 15 to 19
- * launches (six microseconds each on an H200) but runs every product over the whole device, and
- * the large ones on the pipelined matmul kernel (the rule predates the split-K products and
- * w2's transpose, which only shortened that step). Measured on the H200 over 17 shapes
- * (bench/RESULTS.md, 2026-12-04): the products step was the faster from batch x dout = 4096
- * (64 x 8192 x 128 x 64: 261 against 376 us; launch B alone takes 0.2 to 12 ms at 4096 to 65536)
- * and at batch 256 and above with large layers (256 x 2048 x 1024 x 16: 211 against 306 us;
- * 1024 x 8192 x 1024 x 1: 1153 against 2470), the fused kernels everywhere else, by 1.4 to 12
- * times (batch 64 and below with batch x dout <= 512, and small layers at any batch). So the
- * products step on a GPU where batch x dout >= 4096, or batch >= 128 with batch x din x hidden
- * >= 2^26; on a CPU driver always the fused kernels (what was measured there, and a CPU has no
- * launch cost to save). --kernel-param STRATEGY=0|1 chooses. */
-static cg_rc fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
-                            const cg_kernel_overrides *ov, int *strategy, cg_origin *origin,
-                            cg_error *err) {
-  cg_rc rc = CG_OK;
-  const double n = s.batch, no = n * s.dout, ndh = n * s.din * (double)s.hidden;
-  const bool gpu = !cg_device_is_cpu(info);
-  const bool large = no >= 4096.0 || (n >= 128.0 && ndh >= 67108864.0);
-  *origin = CG_ORIGIN_DEFAULT;
-  const int dflt = gpu && large ? STRATEGY_PRODUCTS : STRATEGY_KERNELS;
-  *strategy = cg_kernel_override(ov, "STRATEGY", dflt, origin);
-  CG_CHECK(*strategy == STRATEGY_KERNELS || *strategy == STRATEGY_PRODUCTS, CG_BAD_INPUT,
-           "--kernel-param STRATEGY=%d: must be 0 (fused kernels) or 1 (products)", *strategy);
-cleanup:
-  return rc;
-}
-
 /* ---- the implementation -------------------------------------------------------------------- */
 
 static const char *const cl_mlp_variants[] = {"per-op", "fused", NULL};
@@ -622,7 +589,7 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   CG_CHECK(m, CG_ERROR, "out of memory");
   const cg_device *dev = cg_cl_env_device(env);
   const cg_mlp_shape s = setup->shape;
-  m->stepped = v == VARIANT_PER_OP || strategy == STRATEGY_PRODUCTS;
+  m->stepped = v == VARIANT_PER_OP || strategy == CG_FUSED_PRODUCTS;
   CG_TRY(cg_mlp_device_create(dev, setup, &m->md, err));
   /* h1's rows at the fused launches' pitch (LDH), padded or not (PAD) */
   const size_t N = (size_t)s.batch, O = (size_t)s.dout, ldh = cg_fused_padded_pitch(s.hidden);
@@ -639,7 +606,7 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
   cg_build_tally tally = {0};
   if (m->stepped) {
     CG_TRY(build_per_op(env, m, &out->config, &tally, err));
-    if (strategy == STRATEGY_PRODUCTS) {
+    if (strategy == CG_FUSED_PRODUCTS) {
       /* the loss's work-groups at most (1: one work-group, the loss in one launch) */
       cg_origin origin = CG_ORIGIN_DEFAULT;
       const int lossg = cg_kernel_override(env->overrides, "LOSSG", CG_MLP_LOSS_PARTS, &origin);
@@ -659,7 +626,7 @@ static cg_rc prepare_strategy(const cg_backend_env *env, int v, int strategy,
     cg_kernel_config_set(&out->config, "STRATEGY", strategy, strategy_origin);
   out->compile_ms = cg_ns_to_ms(cg_now_ns() - t0);
 
-  if (strategy == STRATEGY_PRODUCTS) {
+  if (strategy == CG_FUSED_PRODUCTS) {
     m->step.product =
         (cg_mlp_product){.gemm = cg_mlp_products_gemm, .ctx = &m->prod, .clblast = false};
   } else if (m->stepped) {
@@ -710,11 +677,11 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   const cg_mlp_setup *setup = problem;
   const int v = cg_variant_index(cl_mlp_variants, variant);
   CG_CHECK(v >= 0, CG_BAD_INPUT, "unknown cl mlp variant '%s'", variant);
-  int strategy = STRATEGY_KERNELS;
+  int strategy = CG_FUSED_KERNELS;
   cg_origin strategy_origin = CG_ORIGIN_DEFAULT;
   /* room for further strategies of cl/fused here: each one a choice by shape and device */
   if (v == VARIANT_FUSED)
-    CG_TRY(fused_strategy(setup->shape, cg_device_get_info(cg_cl_env_device(env)),
+    CG_TRY(cg_fused_strategy(setup->shape, cg_device_get_info(cg_cl_env_device(env)),
                           env->overrides, &strategy, &strategy_origin, err));
   double trips = 0;
   uint64_t limit = 0;
@@ -734,7 +701,7 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   CG_CHECK(strategy_origin != CG_ORIGIN_OVERRIDE, CG_UNSUPPORTED, "--kernel-param STRATEGY=0: %s",
            why);
   const double tried_ms = out->compile_ms; /* the fused kernels' build counts too */
-  CG_TRY(prepare_strategy(env, v, STRATEGY_PRODUCTS, CG_ORIGIN_FALLBACK, setup, state, out,
+  CG_TRY(prepare_strategy(env, v, CG_FUSED_PRODUCTS, CG_ORIGIN_FALLBACK, setup, state, out,
                           &trips, &limit, err));
   out->compile_ms += tried_ms;
   snprintf(out->config.path, sizeof out->config.path, "products step: %s", why);

@@ -506,6 +506,35 @@ cleanup:
   return rc;
 }
 
+/* The fused kernels run everything of size batch x dout in launch B, one work-group, and each
+ * product of the first layer at the blocking of w1's tiles; the products step pays 15 to 19
+ * launches (six microseconds each on an H200) but runs every product over the whole device, and
+ * the large ones on the pipelined matmul kernel (the rule predates the split-K products and
+ * w2's transpose, which only shortened that step). Measured on the H200 over 17 shapes
+ * (bench/RESULTS.md, 2026-12-04): the products step was the faster from batch x dout = 4096
+ * (64 x 8192 x 128 x 64: 261 against 376 us; launch B alone takes 0.2 to 12 ms at 4096 to 65536)
+ * and at batch 256 and above with large layers (256 x 2048 x 1024 x 16: 211 against 306 us;
+ * 1024 x 8192 x 1024 x 1: 1153 against 2470), the fused kernels everywhere else, by 1.4 to 12
+ * times (batch 64 and below with batch x dout <= 512, and small layers at any batch). So the
+ * products step on a GPU where batch x dout >= 4096, or batch >= 128 with batch x din x hidden
+ * >= 2^26; on a CPU driver always the fused kernels (what was measured there, and a CPU has no
+ * launch cost to save). --kernel-param STRATEGY=0|1 chooses. */
+cg_rc cg_fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
+                        const cg_kernel_overrides *ov, int *strategy, cg_origin *origin,
+                        cg_error *err) {
+  cg_rc rc = CG_OK;
+  const double n = s.batch, no = n * s.dout, ndh = n * s.din * (double)s.hidden;
+  const bool gpu = !cg_device_is_cpu(info);
+  const bool large = no >= 4096.0 || (n >= 128.0 && ndh >= 67108864.0);
+  *origin = CG_ORIGIN_DEFAULT;
+  const int dflt = gpu && large ? CG_FUSED_PRODUCTS : CG_FUSED_KERNELS;
+  *strategy = cg_kernel_override(ov, "STRATEGY", dflt, origin);
+  CG_CHECK(*strategy == CG_FUSED_KERNELS || *strategy == CG_FUSED_PRODUCTS, CG_BAD_INPUT,
+           "--kernel-param STRATEGY=%d: must be 0 (fused kernels) or 1 (products)", *strategy);
+cleanup:
+  return rc;
+}
+
 /* The blocking of the fused kernels within each launch's work-items per group (`limits`) and
  * `local_mem` bytes of local memory. Launch A: up to 16 x 16 work-items with R x R register blocks,
  * R = 8 (128 x 128 tiles of w1) where the shape gives enough tiles; R halves until there are at

@@ -1,7 +1,7 @@
-/* Private to src/backends/cl: the blocking of the mlp's fused kernels (cl/mlp.cl, MLP_FUSED)
- * for a shape and a device: the rules that choose it, the overrides that replace them, the build
- * options that hand it to the kernels, and the parameters a record names. mlp.c builds and
- * launches the kernels with it. */
+/* Private to src/backends/cl: whether cl/fused runs the mlp's fused kernels (cl/mlp.cl, MLP_FUSED)
+ * or the products step for a shape and a device, and the fused kernels' blocking: the rules that
+ * choose them, the overrides that replace them, the build options that hand the blocking to the
+ * kernels, and the parameters a record names. mlp.c builds and launches the kernels with it. */
 #ifndef CLGAUGE_CL_MLP_FUSED_CONFIG_H
 #define CLGAUGE_CL_MLP_FUSED_CONFIG_H
 
@@ -9,6 +9,16 @@
 #include <stdint.h>
 
 #include "backends/opencl/cl_mlp_common.h"
+
+/* How a run of cl/fused trains: the fused kernels, or the products step (the per-op kernels, the
+ * large products on the pipelined matmul kernel). */
+enum { CG_FUSED_KERNELS, CG_FUSED_PRODUCTS };
+
+/* cl/fused's strategy for shape s on the device: the rule's, or STRATEGY's where `ov` (may be
+ * NULL) sets it, `origin` saying which; a value other than 0 or 1 is CG_BAD_INPUT. */
+cg_rc cg_fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
+                        const cg_kernel_overrides *ov, int *strategy, cg_origin *origin,
+                        cg_error *err);
 
 /* Blocking of the fused kernels; the macros of the same names (upper case) in cl/mlp.cl. A split
  * iteration (SPLIT) runs launch A's backward part as a launch G of its own build, with a
