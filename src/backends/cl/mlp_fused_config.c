@@ -506,7 +506,7 @@ cleanup:
   return rc;
 }
 
-/* The fused kernels run everything of size batch x dout in launch B, one work-group, and each
+/* The fused kernels ran everything of size batch x dout in launch B, one work-group, and each
  * product of the first layer at the blocking of w1's tiles; the products step pays 15 to 19
  * launches (six microseconds each on an H200) but runs every product over the whole device, and
  * the large ones on the pipelined matmul kernel (the rule predates the split-K products and
@@ -518,7 +518,11 @@ cleanup:
  * times (batch 64 and below with batch x dout <= 512, and small layers at any batch). So the
  * products step on a GPU where batch x dout >= 4096, or batch >= 128 with batch x din x hidden
  * >= 2^26; on a CPU driver always the fused kernels (what was measured there, and a CPU has no
- * launch cost to save). --kernel-param STRATEGY=0|1 chooses. */
+ * launch cost to save). --kernel-param STRATEGY=0|1 chooses. Since launch B spreads its rows over
+ * work-groups (BROWS, three launches) the fused launches won past this line at five of six shapes
+ * of batch 64 to 512 on an H100 (64 x 8192 x 128 x 64: 42 against 265 us) and lost at three of
+ * batch 1024 (bench/RESULTS.md, 2026-12-07, 04:39 UTC): the line is to move once the shapes with
+ * two launches and the persistent kernel there are measured (bench/results/2026-12-07-line). */
 cg_rc cg_fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
                         const cg_kernel_overrides *ov, int *strategy, cg_origin *origin,
                         cg_error *err) {
