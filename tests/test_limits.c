@@ -336,6 +336,64 @@ START_TEST(test_fused_b_rows) {
 }
 END_TEST
 
+/* cl/fused's strategy: on a CPU driver the fused kernels at every shape; on the made-up GPU the
+ * products step at batch 1024 with large layers (measured faster there on the H100, 2026-12-07)
+ * and the fused kernels at the seed; STRATEGY overrides either way, a value other than 0 or 1
+ * refused by name. */
+START_TEST(test_fused_strategy_rule) {
+  cg_device_info gpu, cpu;
+  memset(&gpu, 0, sizeof gpu);
+  gpu.type = CL_DEVICE_TYPE_GPU;
+  gpu.compute_units = H100_UNITS;
+  cpu = gpu;
+  cpu.type = CL_DEVICE_TYPE_CPU;
+  cpu.compute_units = 2;
+  cg_error err = {0};
+  int strategy = -1;
+  cg_origin origin;
+  static const int batch[] = {1, 8, 64, 131, 1024}, wide[] = {16, 1283, 8192}, dout[] = {1, 64};
+  for (size_t a = 0; a < sizeof batch / sizeof batch[0]; ++a)
+    for (size_t b = 0; b < sizeof wide / sizeof wide[0]; ++b)
+      for (size_t o = 0; o < sizeof dout / sizeof dout[0]; ++o) {
+        const cg_mlp_shape s = {
+            .batch = batch[a], .din = wide[b], .hidden = wide[b], .dout = dout[o]};
+        ck_assert_int_eq(cg_fused_strategy(s, &cpu, NULL, &strategy, &origin, &err), CG_OK);
+        ck_assert_msg(strategy == CG_FUSED_KERNELS && origin == CG_ORIGIN_DEFAULT,
+                      "CPU %dx%dx%dx%d: strategy %d", s.batch, s.din, s.hidden, s.dout, strategy);
+      }
+  static const struct {
+    cg_mlp_shape s;
+    int want;
+  } measured[] = {{{.batch = 1024, .din = 1024, .hidden = 1024, .dout = 8}, CG_FUSED_PRODUCTS},
+                  {{.batch = 1024, .din = 256, .hidden = 256, .dout = 16}, CG_FUSED_PRODUCTS},
+                  {{.batch = 1024, .din = 8192, .hidden = 1024, .dout = 1}, CG_FUSED_PRODUCTS},
+                  {{.batch = 64, .din = 1024, .hidden = 128, .dout = 8}, CG_FUSED_KERNELS}};
+  for (size_t i = 0; i < sizeof measured / sizeof measured[0]; ++i) {
+    const cg_mlp_shape s = measured[i].s;
+    ck_assert_int_eq(cg_fused_strategy(s, &gpu, NULL, &strategy, &origin, &err), CG_OK);
+    ck_assert_msg(strategy == measured[i].want, "GPU %dx%dx%dx%d: strategy %d, not %d", s.batch,
+                  s.din, s.hidden, s.dout, strategy, measured[i].want);
+  }
+  /* overrides: each value on each device, and a bad one named */
+  const cg_mlp_shape seed = measured[3].s;
+  static const char *const texts[] = {"STRATEGY=0", "STRATEGY=1"};
+  for (int v = 0; v < 2; ++v)
+    for (int d = 0; d < 2; ++d) {
+      cg_kernel_overrides ov = {0};
+      ck_assert_int_eq(cg_kernel_overrides_parse(&ov, texts[v], &err), CG_OK);
+      const cg_mlp_shape s = v ? seed : measured[0].s;
+      ck_assert_int_eq(cg_fused_strategy(s, d ? &gpu : &cpu, &ov, &strategy, &origin, &err),
+                       CG_OK);
+      ck_assert_msg(strategy == v && origin == CG_ORIGIN_OVERRIDE, "%s on %s: %d (%s)", texts[v],
+                    d ? "GPU" : "CPU", strategy, cg_origin_name(origin));
+    }
+  cg_kernel_overrides ov = {0};
+  ck_assert_int_eq(cg_kernel_overrides_parse(&ov, "STRATEGY=2", &err), CG_OK);
+  ck_assert_int_eq(cg_fused_strategy(seed, &gpu, &ov, &strategy, &origin, &err), CG_BAD_INPUT);
+  ck_assert_msg(strstr(err.msg, "STRATEGY=2") != NULL, "not named: %s", err.msg);
+}
+END_TEST
+
 static Suite *limits_suite(void) {
   Suite *s = suite_create("limits");
   TCase *tc = tcase_create("choose");
@@ -345,6 +403,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, test_pipelined_block);
   tcase_add_test(tc, test_fused_reduce_columns);
   tcase_add_test(tc, test_fused_b_rows);
+  tcase_add_test(tc, test_fused_strategy_rule);
   suite_add_tcase(s, tc);
   tc = tcase_create("devices");
   tcase_set_timeout(tc, CG_TEST_OPENCL_TIMEOUT);
