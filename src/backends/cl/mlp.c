@@ -682,7 +682,7 @@ static cg_rc cl_mlp_prepare(const cg_backend_env *env, const char *variant, cons
   /* room for further strategies of cl/fused here: each one a choice by shape and device */
   if (v == VARIANT_FUSED)
     CG_TRY(cg_fused_strategy(setup->shape, cg_device_get_info(cg_cl_env_device(env)),
-                          env->overrides, &strategy, &strategy_origin, err));
+                             env->overrides, &strategy, &strategy_origin, err));
   double trips = 0;
   uint64_t limit = 0;
   CG_TRY(prepare_strategy(env, v, strategy, strategy_origin, setup, state, out, &trips, &limit,
