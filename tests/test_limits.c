@@ -289,7 +289,8 @@ START_TEST(test_fused_b_rows) {
     int n, d, h, o, brows;
   } h100[] = {{63, 100, 500, 64, 1},  {54, 46, 367, 59, 1},    {64, 5000, 5000, 8, 1},
               {40, 300, 300, 64, 1},  {64, 186, 1455, 62, 1},  {88, 264, 932, 26, 1},
-              {32, 64, 256, 64, 1},   {256, 2048, 1024, 16, 2}};
+              {32, 64, 256, 64, 1},   {256, 2048, 1024, 16, 2}, {64, 16, 16, 64, 1},
+              {1024, 16, 16, 1, 8}};
   for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
     const cg_fused_config c = fused_of_b(h100[i].n, h100[i].d, h100[i].h, h100[i].o, 256);
     ck_assert_msg(c.three && c.brows == h100[i].brows && c.origin.brows == CG_ORIGIN_DEFAULT,
@@ -304,6 +305,9 @@ START_TEST(test_fused_b_rows) {
         for (size_t o = 0; o < sizeof dout / sizeof dout[0]; ++o) {
           const int n = batch[a], d = wide[b], hid = wide[h], out = dout[o];
           const cg_fused_config c = fused_of_b(n, d, hid, out, o % 2 ? 256 : 1024);
+          /* three launches wherever launch B would run batch x dout >= 1024 in one group */
+          ck_assert_msg(c.three || (double)n * out < 1024.0, "%dx%dx%dx%d: two launches", n, d,
+                        hid, out);
           const int want = c.three ? (n + H100_UNITS - 1) / H100_UNITS : n;
           ck_assert_msg(c.brows == want && c.brg == (n + c.brows - 1) / c.brows &&
                             c.brg <= H100_UNITS && (c.brg - 1) * c.brows < n,
@@ -313,6 +317,10 @@ START_TEST(test_fused_b_rows) {
           ck_assert_msg(c.bloc == 0 || (copies + (size_t)out * (out | 1) + c.wgb) * 4 <= 49152,
                         "%dx%dx%dx%d: BLOC %d at BROWS %d", n, d, hid, out, c.bloc, c.brows);
         }
+  /* two launches where launch B's one group has little to do (8 x 16 x 16 x 8) */
+  const cg_fused_config tiny = fused_of_b(8, 16, 16, 8, 256);
+  ck_assert_msg(!tiny.three && tiny.brows == 8, "8x16x16x8: THREE %d, BROWS %d", tiny.three,
+                tiny.brows);
   /* a CPU driver: one group, three launches or two */
   cg_device_info cpu;
   memset(&cpu, 0, sizeof cpu);
@@ -333,13 +341,22 @@ START_TEST(test_fused_b_rows) {
     ck_assert_int_eq(c.brows, 63);
     ck_assert_int_eq(c.brg, 1);
   }
+  /* and two launches by default where the GPU would take three for batch x dout alone */
+  const cg_mlp_shape small = {.batch = 64, .din = 16, .hidden = 16, .dout = 64};
+  cg_fused_config c, g;
+  cg_error err = {0};
+  ck_assert_msg(cg_fused_configure(small, &cpu, &lim, cpu.local_mem, NULL, &c, &g, &err) == CG_OK,
+                "%s", err.msg);
+  ck_assert_msg(!c.three && c.brows == 64, "CPU 64x16x16x64: THREE %d, BROWS %d", c.three,
+                c.brows);
 }
 END_TEST
 
 /* cl/fused's strategy: on a CPU driver the fused kernels at every shape; on the made-up GPU the
- * products step at batch 1024 with large layers (measured faster there on the H100, 2026-12-07)
- * and the fused kernels at the seed; STRATEGY overrides either way, a value other than 0 or 1
- * refused by name. */
+ * step measured faster on the H100 (2026-12-07, 06:36 UTC) at shapes on both sides of the line:
+ * the fused kernels at batch 341 and below (but 256 x 4096 x 4096 x 8), the products step from
+ * batch 384 (512 x 256 x 256 x 16, where the fused kernels won, is left out: the rule gives it
+ * the products step); STRATEGY overrides either way, a value other than 0 or 1 refused by name. */
 START_TEST(test_fused_strategy_rule) {
   cg_device_info gpu, cpu;
   memset(&gpu, 0, sizeof gpu);
@@ -367,7 +384,18 @@ START_TEST(test_fused_strategy_rule) {
   } measured[] = {{{.batch = 1024, .din = 1024, .hidden = 1024, .dout = 8}, CG_FUSED_PRODUCTS},
                   {{.batch = 1024, .din = 256, .hidden = 256, .dout = 16}, CG_FUSED_PRODUCTS},
                   {{.batch = 1024, .din = 8192, .hidden = 1024, .dout = 1}, CG_FUSED_PRODUCTS},
-                  {{.batch = 64, .din = 1024, .hidden = 128, .dout = 8}, CG_FUSED_KERNELS}};
+                  {{.batch = 64, .din = 1024, .hidden = 128, .dout = 8}, CG_FUSED_KERNELS},
+                  {{.batch = 64, .din = 8192, .hidden = 128, .dout = 64}, CG_FUSED_KERNELS},
+                  {{.batch = 64, .din = 16, .hidden = 16, .dout = 64}, CG_FUSED_KERNELS},
+                  {{.batch = 128, .din = 8192, .hidden = 8192, .dout = 32}, CG_FUSED_KERNELS},
+                  {{.batch = 256, .din = 2048, .hidden = 1024, .dout = 16}, CG_FUSED_KERNELS},
+                  {{.batch = 256, .din = 256, .hidden = 256, .dout = 16}, CG_FUSED_KERNELS},
+                  {{.batch = 341, .din = 205, .hidden = 7584, .dout = 7}, CG_FUSED_KERNELS},
+                  {{.batch = 256, .din = 4096, .hidden = 4096, .dout = 8}, CG_FUSED_PRODUCTS},
+                  {{.batch = 384, .din = 512, .hidden = 512, .dout = 32}, CG_FUSED_PRODUCTS},
+                  {{.batch = 446, .din = 2452, .hidden = 2359, .dout = 2}, CG_FUSED_PRODUCTS},
+                  {{.batch = 512, .din = 64, .hidden = 64, .dout = 64}, CG_FUSED_PRODUCTS},
+                  {{.batch = 768, .din = 1024, .hidden = 1024, .dout = 32}, CG_FUSED_PRODUCTS}};
   for (size_t i = 0; i < sizeof measured / sizeof measured[0]; ++i) {
     const cg_mlp_shape s = measured[i].s;
     ck_assert_int_eq(cg_fused_strategy(s, &gpu, NULL, &strategy, &origin, &err), CG_OK);

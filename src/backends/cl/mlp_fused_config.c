@@ -291,8 +291,9 @@ cleanup:
 
 /* Launch B's work-items (as many as `limit` and the local memory allow, up to 1024; WGB
  * overrides, a power of two within both), which launches run (a launch R when one work-group
- * cannot sum the partials quickly, THREE), launch B's rows per work-group (BROWS) and its local
- * copies (BLOC), and whether a launch D computes dz1 (DZ1A = 0). */
+ * cannot sum the partials quickly or, on a GPU, would run many rows of the output layer: THREE),
+ * launch B's rows per work-group (BROWS) and its local copies (BLOC), and whether a launch D
+ * computes dz1 (DZ1A = 0). */
 static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, size_t limit,
                              uint64_t local_mem, const cg_kernel_overrides *ov, cg_fused_config *c,
                              cg_error *err) {
@@ -315,7 +316,13 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
            "--kernel-param WGB=%d: launch B may have %zu work-items per group here (%llu bytes of "
            "local memory)",
            c->wgb, limit, (unsigned long long)local_mem);
-  c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb;
+  /* On a GPU three launches also where batch x dout >= 1024: with two, launch B, one work-group,
+   * runs every row of the output layer (on an H100, 64 x 16 x 16 x 64 took 64.4 us with two
+   * launches, 28.1 with three; 1024 x 16 x 16 x 1 112.1 and 104.9; bench/RESULTS.md, 2026-12-07,
+   * 06:36 UTC) */
+  const bool gpu = !cg_device_is_cpu(info);
+  c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb ||
+             (gpu && (double)s.batch * s.dout >= 1024.0);
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
   CG_TRY(choose_b_rows(s, info, ov, c, err));
@@ -339,7 +346,6 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
    * took 406 us with D against 491 at the big preset, 43 against 47 at 32 x 4096 x 512 x 8 and
    * 76 against 91 at 64 x 2048 x 2048 x 8 (bench/RESULTS.md, 2026-12-05). On CPU drivers dz1
    * stays in A: a launch costs rusticl about 0.3 ms, and D is not measured there. */
-  const bool gpu = !cg_device_is_cpu(info);
   c->dz1a = cg_kernel_override(ov, "DZ1A", c->three && !gpu, &c->origin.dz1a) != 0;
 cleanup:
   return rc;
@@ -506,30 +512,28 @@ cleanup:
   return rc;
 }
 
-/* The fused kernels ran everything of size batch x dout in launch B, one work-group, and each
- * product of the first layer at the blocking of w1's tiles; the products step pays 15 to 19
- * launches (six microseconds each on an H200) but runs every product over the whole device, and
- * the large ones on the pipelined matmul kernel (the rule predates the split-K products and
- * w2's transpose, which only shortened that step). Measured on the H200 over 17 shapes
- * (bench/RESULTS.md, 2026-12-04): the products step was the faster from batch x dout = 4096
- * (64 x 8192 x 128 x 64: 261 against 376 us; launch B alone takes 0.2 to 12 ms at 4096 to 65536)
- * and at batch 256 and above with large layers (256 x 2048 x 1024 x 16: 211 against 306 us;
- * 1024 x 8192 x 1024 x 1: 1153 against 2470), the fused kernels everywhere else, by 1.4 to 12
- * times (batch 64 and below with batch x dout <= 512, and small layers at any batch). So the
- * products step on a GPU where batch x dout >= 4096, or batch >= 128 with batch x din x hidden
- * >= 2^26; on a CPU driver always the fused kernels (what was measured there, and a CPU has no
- * launch cost to save). --kernel-param STRATEGY=0|1 chooses. Since launch B spreads its rows over
- * work-groups (BROWS, three launches) the fused launches won past this line at five of six shapes
- * of batch 64 to 512 on an H100 (64 x 8192 x 128 x 64: 42 against 265 us) and lost at three of
- * batch 1024 (bench/RESULTS.md, 2026-12-07, 04:39 UTC): the line is to move once the shapes with
- * two launches and the persistent kernel there are measured (bench/results/2026-12-07-line). */
+/* The products step pays 15 to 19 launches (six microseconds each on an H200, about 100 us an
+ * iteration at small layers) but runs every product over the whole device, the large ones on the
+ * pipelined matmul kernel; the fused kernels' launch A has each work-group loop over the whole
+ * batch. Measured on an H100 with launch B's rows over work-groups (bench/RESULTS.md, 2026-12-07,
+ * 06:36 UTC; bench/results/2026-12-07-line) at 31 shapes of batch 32 to 1024: the fused kernels
+ * the faster at every shape of batch 128 and below (64 x 8192 x 128 x 64: 42 against 266 us; 128
+ * x 8192 x 8192 x 32: 1358 against 1448) and at batch 256 and 341 but for 256 x 4096 x 4096 x 8
+ * (861 against 685); the products step at every shape of batch 384 and above, by up to 2.1 times
+ * (768 x 1024 x 1024 x 32: 202 against 416), but 512 x 256 x 256 x 16 (92 against 146, where the
+ * products step's launch-bound time varied from 101 to 146 us over batch 512 to 1024) and two
+ * ties within 4%. So the products step on a GPU from batch 384, or from batch 256 where batch x
+ * din x hidden >= 2^31 (the fused kernels won at 2^29, the products step at 2^32); on a CPU
+ * driver always the fused kernels (what was measured there, and a CPU has no launch cost to
+ * save). --kernel-param STRATEGY=0|1 chooses. Before launch B spread its rows (2026-12-04, H200)
+ * the line was batch x dout >= 4096, or batch >= 128 with batch x din x hidden >= 2^26. */
 cg_rc cg_fused_strategy(const cg_mlp_shape s, const cg_device_info *info,
                         const cg_kernel_overrides *ov, int *strategy, cg_origin *origin,
                         cg_error *err) {
   cg_rc rc = CG_OK;
-  const double n = s.batch, no = n * s.dout, ndh = n * s.din * (double)s.hidden;
+  const double n = s.batch, ndh = n * s.din * (double)s.hidden;
   const bool gpu = !cg_device_is_cpu(info);
-  const bool large = no >= 4096.0 || (n >= 128.0 && ndh >= 67108864.0);
+  const bool large = n >= 384.0 || (n >= 256.0 && ndh >= 2147483648.0);
   *origin = CG_ORIGIN_DEFAULT;
   const int dflt = gpu && large ? CG_FUSED_PRODUCTS : CG_FUSED_KERNELS;
   *strategy = cg_kernel_override(ov, "STRATEGY", dflt, origin);
@@ -546,11 +550,11 @@ cleanup:
  * work-groups while a big one wants register blocking. Then one row tile per work-group (TPG).
  * Launch B gets as many work-items as fit, up to 1024, and copies of h2, w3 and dy in local
  * memory as far as they fit (BLOC). Then two launches when one work-group can sum the partials
- * quickly (about 64 loads per work-item), else three. Overrides (TX, TY, R, RN, KC, VW, FWR, DB,
- * TPG, PF, STAGE, UR, WPF, WGB, BROWS, BLOC, THREE, DZ1A, RC, PAD) replace the choices, for
- * tuning on a device; the result stays correct for any valid setting. A value that the local memory
- * made smaller than the rule's choice is a fallback (mlp.c's build_fused marks those that the
- * kernels' work-group limits shrank). */
+ * quickly (about 64 loads per work-item) and, on a GPU, batch x dout < 1024, else three.
+ * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, WGB, BROWS, BLOC, THREE,
+ * DZ1A, RC, PAD) replace the choices, for tuning on a device; the result stays correct for any
+ * valid setting. A value that the local memory made smaller than the rule's choice is a fallback
+ * (mlp.c's build_fused marks those that the kernels' work-group limits shrank). */
 cg_rc cg_fused_configure(const cg_mlp_shape s, const cg_device_info *info,
                          const cg_fused_limits *limits, uint64_t local_mem,
                          const cg_kernel_overrides *ov, cg_fused_config *c, cg_fused_config *g,
