@@ -290,7 +290,7 @@ START_TEST(test_fused_b_rows) {
   } h100[] = {{63, 100, 500, 64, 1},  {54, 46, 367, 59, 1},    {64, 5000, 5000, 8, 1},
               {40, 300, 300, 64, 1},  {64, 186, 1455, 62, 1},  {88, 264, 932, 26, 1},
               {32, 64, 256, 64, 1},   {256, 2048, 1024, 16, 2}, {64, 16, 16, 64, 1},
-              {1024, 16, 16, 1, 8}};
+              {32, 64, 64, 64, 1},    {200, 64, 64, 64, 2}};
   for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
     const cg_fused_config c = fused_of_b(h100[i].n, h100[i].d, h100[i].h, h100[i].o, 256);
     ck_assert_msg(c.three && c.brows == h100[i].brows && c.origin.brows == CG_ORIGIN_DEFAULT,
@@ -305,8 +305,8 @@ START_TEST(test_fused_b_rows) {
         for (size_t o = 0; o < sizeof dout / sizeof dout[0]; ++o) {
           const int n = batch[a], d = wide[b], hid = wide[h], out = dout[o];
           const cg_fused_config c = fused_of_b(n, d, hid, out, o % 2 ? 256 : 1024);
-          /* three launches wherever launch B would run batch x dout >= 1024 in one group */
-          ck_assert_msg(c.three || (double)n * out < 1024.0, "%dx%dx%dx%d: two launches", n, d,
+          /* three launches wherever launch B would run batch x dout > 1024 in one group */
+          ck_assert_msg(c.three || (double)n * out <= 1024.0, "%dx%dx%dx%d: two launches", n, d,
                         hid, out);
           const int want = c.three ? (n + H100_UNITS - 1) / H100_UNITS : n;
           ck_assert_msg(c.brows == want && c.brg == (n + c.brows - 1) / c.brows &&
@@ -317,10 +317,13 @@ START_TEST(test_fused_b_rows) {
           ck_assert_msg(c.bloc == 0 || (copies + (size_t)out * (out | 1) + c.wgb) * 4 <= 49152,
                         "%dx%dx%dx%d: BLOC %d at BROWS %d", n, d, hid, out, c.bloc, c.brows);
         }
-  /* two launches where launch B's one group has little to do (8 x 16 x 16 x 8) */
-  const cg_fused_config tiny = fused_of_b(8, 16, 16, 8, 256);
-  ck_assert_msg(!tiny.three && tiny.brows == 8, "8x16x16x8: THREE %d, BROWS %d", tiny.three,
-                tiny.brows);
+  /* two launches where launch B's one group has little to do (batch x dout 1024 and below) */
+  static const int two[][4] = {{8, 16, 16, 8}, {8, 16, 16, 64}, {16, 16, 16, 64}};
+  for (size_t i = 0; i < sizeof two / sizeof two[0]; ++i) {
+    const cg_fused_config c = fused_of_b(two[i][0], two[i][1], two[i][2], two[i][3], 256);
+    ck_assert_msg(!c.three && c.brows == two[i][0], "%dx%dx%dx%d: THREE %d, BROWS %d", two[i][0],
+                  two[i][1], two[i][2], two[i][3], c.three, c.brows);
+  }
   /* a CPU driver: one group, three launches or two */
   cg_device_info cpu;
   memset(&cpu, 0, sizeof cpu);

@@ -316,13 +316,14 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
            "--kernel-param WGB=%d: launch B may have %zu work-items per group here (%llu bytes of "
            "local memory)",
            c->wgb, limit, (unsigned long long)local_mem);
-  /* On a GPU three launches also where batch x dout >= 1024: with two, launch B, one work-group,
-   * runs every row of the output layer (on an H100, 64 x 16 x 16 x 64 took 64.4 us with two
-   * launches, 28.1 with three; 1024 x 16 x 16 x 1 112.1 and 104.9; bench/RESULTS.md, 2026-12-07,
-   * 06:36 UTC) */
+  /* On a GPU three launches also where batch x dout > 1024: with two, launch B, one work-group,
+   * runs every row of the output layer, and its time climbs steeply past 1024 (on an H100, two
+   * launches against three: 8 x 16 x 16 x 64 13.2 / 13.5 us, 16 x 16 x 16 x 64 19.9 / 22.0, 32 x
+   * 64 x 64 x 64 78.8 / 22.7, 64 x 16 x 16 x 64 64.4 / 28.1, 200 x 64 x 64 x 64 843 / 47.9;
+   * bench/RESULTS.md, 2026-12-07, 06:36 and 06:57 UTC) */
   const bool gpu = !cg_device_is_cpu(info);
   c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb ||
-             (gpu && (double)s.batch * s.dout >= 1024.0);
+             (gpu && (double)s.batch * s.dout > 1024.0);
   c->origin.three = c->origin.dz1a = CG_ORIGIN_DEFAULT;
   c->three = cg_kernel_override(ov, "THREE", c->three, &c->origin.three) != 0;
   CG_TRY(choose_b_rows(s, info, ov, c, err));
@@ -550,7 +551,7 @@ cleanup:
  * work-groups while a big one wants register blocking. Then one row tile per work-group (TPG).
  * Launch B gets as many work-items as fit, up to 1024, and copies of h2, w3 and dy in local
  * memory as far as they fit (BLOC). Then two launches when one work-group can sum the partials
- * quickly (about 64 loads per work-item) and, on a GPU, batch x dout < 1024, else three.
+ * quickly (about 64 loads per work-item) and, on a GPU, batch x dout <= 1024, else three.
  * Overrides (TX, TY, R, RN, KC, VW, FWR, DB, TPG, PF, STAGE, UR, WPF, WGB, BROWS, BLOC, THREE,
  * DZ1A, RC, PAD) replace the choices, for tuning on a device; the result stays correct for any
  * valid setting. A value that the local memory made smaller than the rule's choice is a fallback
