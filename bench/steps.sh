@@ -185,6 +185,18 @@ big_preset_owed() {
   step big-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --preset big \
     --iters 120 --print-every 20 --json "$o/big-preset.json"
 }
+# `h200_owed`, after device_call: on an H200 (gpu.txt), the figures owed there since the last H200
+# calls: the big preset (big_preset_owed), the seed preset at 2000 iterations, linear at every
+# transfer and matmul's targets; on another card nothing.
+h200_owed() {
+  grep -q H200 "$o/gpu.txt" || return 0
+  big_preset_owed
+  step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
+    --print-every 500 --json "$o/seed-preset.json"
+  step linear 120 "${clgauge[@]}" linear --device nvidia --backend cl --variant fused \
+    --transfer all --json "$o/linear.json"
+  matmul_targets
+}
 # `mlp_grid NxDxHxO...`, after device_call: each mlp shape with clblast and cl (per-op and fused)
 # beside the host reference, step g-NxDxHxO, its JSON in g-NxDxHxO.json; iterations such that the
 # host reference takes about 3 s at 150 GFLOP/s (8 to 400), read back four times.

@@ -3,19 +3,12 @@
 # 10's range (batch 8 to 1024, din and hidden 16 to 8192, dout 1 to 64) from SEED, on whichever
 # card is lent (random_grid: the shapes in shapes.txt, one step each by mlp_grid), tabled by
 # ../2026-12-06-close/table.py. On an H200 first the figures owed there: the big preset
-# (big_preset_owed), the seed preset, linear at every transfer and matmul's targets.
+# (big_preset_owed), the seed preset, linear at every transfer and matmul's targets (h200_owed).
 #   ../shared/device/stage; bash bench/results/2026-12-06-random/run.sh BUNDLE OUT [SEED [COUNT]]
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
 . "$here/steps.sh"
 device_call "$1" "$2" random
 seed=${3:-1} count=${4:-36}
-if grep -q H200 "$o/gpu.txt"; then
-  big_preset_owed
-  step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
-    --print-every 500 --json "$o/seed-preset.json"
-  step linear 120 "${clgauge[@]}" linear --device nvidia --backend cl --variant fused \
-    --transfer all --json "$o/linear.json"
-  matmul_targets
-fi
+h200_owed
 random_grid "$seed" "$count"

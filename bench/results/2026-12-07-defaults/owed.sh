@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Two launches against three between batch x dout = 1024 and 2048 (steps d- at the default, w- with
 # THREE=0, h- with THREE=1; cl/fused's launches, PERSIST=0), and on an H200 the figures owed there
-# since the last H200 calls: the big preset (big_preset_owed), the seed preset, linear at every
-# transfer (the grid barrier's leader, cl/grid_sync.cl) and matmul's targets.
+# (h200_owed): the big preset, the seed preset, linear at every transfer (the grid barrier's
+# leader, cl/grid_sync.cl) and matmul's targets.
 #   ../shared/device/stage; bash bench/results/2026-12-07-defaults/owed.sh BUNDLE OUT
 set -uo pipefail
 here=$(cd "$(dirname "$0")/../.." && pwd)
@@ -16,11 +16,4 @@ for sh in "16 16 16 64" "24 16 16 64" "48 64 64 32" "40 100 100 40" "32 64 64 64
       --print-every 100 --kernel-param "${v#*:}" --json "$o/${v%%:*}-$n-$d-$h-$out.json"
   done
 done
-if grep -q H200 "$o/gpu.txt"; then
-  big_preset_owed
-  step seed-preset 120 "${clgauge[@]}" mlp --device nvidia --backend clblast,cl --iters 2000 \
-    --print-every 500 --json "$o/seed-preset.json"
-  step linear 120 "${clgauge[@]}" linear --device nvidia --backend cl --variant fused \
-    --transfer all --json "$o/linear.json"
-  matmul_targets
-fi
+h200_owed
