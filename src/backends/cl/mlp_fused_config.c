@@ -318,9 +318,9 @@ static cg_rc choose_launches(const cg_mlp_shape s, const cg_device_info *info, s
            c->wgb, limit, (unsigned long long)local_mem);
   /* On a GPU three launches also where batch x dout > 1024: with two, launch B, one work-group,
    * runs every row of the output layer, and its time climbs steeply past 1024 (on an H100, two
-   * launches against three: 8 x 16 x 16 x 64 13.2 / 13.5 us, 16 x 16 x 16 x 64 19.9 / 22.0, 32 x
-   * 64 x 64 x 64 78.8 / 22.7, 64 x 16 x 16 x 64 64.4 / 28.1, 200 x 64 x 64 x 64 843 / 47.9;
-   * bench/RESULTS.md, 2026-12-07, 06:36 and 06:57 UTC) */
+   * launches against three: 8 x 16 x 16 x 64 13.2 / 13.5 us, 16 x 16 x 16 x 64 19.4-19.9 /
+   * 22.0-25.4, 48 x 64 x 64 x 32 51.3 / 24.7, 32 x 64 x 64 x 64 79 / 23-26, 64 x 16 x 16 x 64 64.4
+   * / 28.1, 200 x 64 x 64 x 64 843 / 47.9; bench/RESULTS.md, 2026-12-07, 06:36 to 07:56 UTC) */
   const bool gpu = !cg_device_is_cpu(info);
   c->three = (double)c->rgroups * s.batch * s.hidden > 64.0 * c->wgb ||
              (gpu && (double)s.batch * s.dout > 1024.0);
