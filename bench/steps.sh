@@ -87,6 +87,17 @@ versus_shapes() { # "batch din hidden dout iters"...
     for b in old new; do run mlp-$1-$2-$3-$4 $b "${shape[@]}"; done
   done
 }
+# `versus_products "N D H O ITERS"...`, after versus: as versus_shapes, with the fused mlp's
+# products step (STRATEGY=1, the pipelined matmul kernel's products) in place of its launches.
+versus_products() { # "batch din hidden dout iters"...
+  local sh b
+  for sh in "$@"; do
+    mlp_shape $sh
+    shape=("${shape[@]/STRATEGY=0,PERSIST=0/STRATEGY=1}")
+    set -- $sh
+    for b in old new; do run mlp-$1-$2-$3-$4 $b "${shape[@]}"; done
+  done
+}
 # Kernel variants (BUNDLE/kd/VARIANT, written by a script beside the call's; `main` is the
 # embedded kernels), each run by the bundle's build in turn with main's, after device_call:
 # `variant_step NAME VARIANT ARGS...` runs clgauge ARGS with the variant's kernels as step NAME,

@@ -114,7 +114,14 @@ matmul_regblock(const int M, const int N, const int K, __global const float *A,
  * Build options: -DMWG, -DNWG (block of C per work-group), -DKWG (k-slice), -DWM, -DWN (outputs
  * per work-item; MWG % WM == 0, NWG % WN == 0), -DVW (1, 2 or 4, dividing WM and WN), -DPAD
  * (vectors added to each k-row of the A tile, against bank conflicts when it is filled). The
- * work-group is (NWG/WN) x (MWG/WM). */
+ * work-group is (NWG/WN) x (MWG/WM).
+ * With -DSPLIT_TAIL the kernel also splits the blocks of a product's last, partial wave along k:
+ * the work-groups take the blocks of C in row-major order by their linear index (a grid of one
+ * row of groups), the first `whole` each all of k, storing into C as without the option; the
+ * blocks after them (the tail) each by `splits` work-groups of `k_chunk` k (a multiple of KWG),
+ * which store their partial blocks into `partial` for matmul_split_sum to add into C. Without
+ * the option none of this is compiled: it cost the unsplit blocks 5 to 11% on an H100
+ * (bench/RESULTS.md, 2026-12-07). */
 #ifndef NWG
 #define NWG MWG
 #endif
@@ -158,13 +165,14 @@ typedef float4 floatv;
 #define LA ((MV * KWG + NT - 1) / NT) /* vectors of a slice of A each work-item loads */
 #define LB ((NV * KWG + NT - 1) / NT)
 
-/* Slice of A starting at column t into ra, of B starting at row t into rb; with `checked`,
- * elements at k >= K load as zeros (the last, partial slice). Where the work-items do not share
+/* Slice of A starting at column k0 + t into ra, of B starting at row k0 + t into rb (k0 = 0 and
+ * k_len = K but for a split block's part); with `checked`, elements at t >= k_len load as zeros
+ * (the last, partial slice). Where the work-items do not share
  * a slice evenly, the last vectors of some lie beyond it and load nothing. */
 #define A_IN(l) (LA * NT == MV * KWG || lid + (l) * NT < MV * KWG)
 #define B_IN(l) (LB * NT == NV * KWG || lid + (l) * NT < NV * KWG)
-#define A_LANE(v) (A_IN(l) && (!(checked) || t + a_k[l] < K) ? A[a_off[l][v] + t] : 0.0f)
-#define B_LANE(v) (B_IN(l) && (!(checked) || t + b_k[l] < K) ? B[b_off[l][v] + t * N] : 0.0f)
+#define A_LANE(v) (A_IN(l) && (!(checked) || t + a_k[l] < k_len) ? A[a_off[l][v] + t] : 0.0f)
+#define B_LANE(v) (B_IN(l) && (!(checked) || t + b_k[l] < k_len) ? B[b_off[l][v] + t * N] : 0.0f)
 #define LOAD_SLICE(t_, checked_)                                                                  \
   do {                                                                                            \
     const int t = (t_), checked = (checked_);                                                     \
@@ -186,14 +194,29 @@ typedef float4 floatv;
 
 __kernel __attribute__((reqd_work_group_size(DN, DM, 1))) void
 matmul_pipelined(const int M, const int N, const int K, __global const float *restrict A,
-                 __global const float *restrict B, __global float *restrict C) {
+                 __global const float *restrict B, __global float *restrict C
+#ifdef SPLIT_TAIL
+                 , const int whole, const int splits, const int k_chunk,
+                 __global float *restrict partial
+#endif
+                 ) {
   /* PAD shifts each k-row of the A tile by PAD vectors: work-items that fill it write down a
    * column (consecutive k), which without it would all fall into the same banks. */
   __local floatv Al[2][KWG][MV + PAD];
   __local floatv Bl[2][KWG][NV];
   const int tx = get_local_id(0), ty = get_local_id(1);
   const int lid = ty * DN + tx;
+#ifdef SPLIT_TAIL
+  const int tail = (int)get_group_id(0) - whole; /* >= 0: a part of a split block */
+  const int block = tail < 0 ? (int)get_group_id(0) : whole + tail / splits;
+  const int blocks_n = (N + NWG - 1) / NWG;
+  const int row0 = block / blocks_n * MWG, col0 = block % blocks_n * NWG;
+  const int k0 = tail < 0 ? 0 : tail % splits * k_chunk;
+  const int k_len = tail < 0 ? K : min(k_chunk, K - k0);
+#else
   const int row0 = get_group_id(1) * MWG, col0 = get_group_id(0) * NWG;
+  const int k0 = 0, k_len = K;
+#endif
 
   /* This work-item's share of every slice: the same places, shifted by the slice's start.
    * Consecutive work-items take consecutive k of A (its rows are contiguous in k) and
@@ -205,7 +228,7 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     a_k[l] = e % KWG;
     #pragma unroll
     for (int v = 0; v < VW; ++v)
-      a_off[l][v] = min(row0 + (e / KWG) * VW + v, M - 1) * K + a_k[l];
+      a_off[l][v] = min(row0 + (e / KWG) * VW + v, M - 1) * K + k0 + a_k[l];
   }
   #pragma unroll
   for (int l = 0; l < LB; ++l) {
@@ -213,7 +236,7 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     b_k[l] = e / NV;
     #pragma unroll
     for (int v = 0; v < VW; ++v)
-      b_off[l][v] = b_k[l] * N + min(col0 + (e % NV) * VW + v, N - 1);
+      b_off[l][v] = (k0 + b_k[l]) * N + min(col0 + (e % NV) * VW + v, N - 1);
   }
 
   float acc[WM][WN];
@@ -223,7 +246,7 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     for (int j = 0; j < WN; ++j) acc[i][j] = 0.0f;
   }
 
-  const int full = K / KWG, slices = (K + KWG - 1) / KWG;
+  const int full = k_len / KWG, slices = (k_len + KWG - 1) / KWG;
   floatv ra[LA], rb[LB];
   if (full > 0)
     LOAD_SLICE(0, 0);
@@ -257,6 +280,21 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     barrier(CLK_LOCAL_MEM_FENCE);
   }
 
+#ifdef SPLIT_TAIL
+  if (tail >= 0) {
+    /* a part stores its whole block, rows and columns outside C too (sums of clamped loads:
+     * finite, and never added into C) */
+    __global float *const part = partial + tail * (MWG * NWG);
+    #pragma unroll
+    for (int i = 0; i < WM; ++i) {
+      #pragma unroll
+      for (int j = 0; j < WN; ++j)
+        part[(((i / VW) * DM + ty) * VW + i % VW) * NWG + ((j / VW) * DN + tx) * VW + j % VW] =
+            acc[i][j];
+    }
+    return;
+  }
+#endif
   #pragma unroll
   for (int i = 0; i < WM; ++i) {
     const int row = row0 + ((i / VW) * DM + ty) * VW + i % VW;
@@ -267,4 +305,23 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     }
   }
 }
+
+#ifdef SPLIT_TAIL
+/* C's elements of the split blocks: the sum of their `splits` parts, in order. One work-item per
+ * element of a tail block, the blocks one after another (global size: the tail's blocks times
+ * MWG * NWG, rounded up). */
+__kernel void matmul_split_sum(const int M, const int N, const int whole, const int tail_blocks,
+                               const int splits, __global const float *restrict partial,
+                               __global float *restrict C) {
+  const int e = get_global_id(0) % (MWG * NWG), t = get_global_id(0) / (MWG * NWG);
+  if (t >= tail_blocks) return;
+  const int blocks_n = (N + NWG - 1) / NWG, block = whole + t;
+  const int row = block / blocks_n * MWG + e / NWG, col = block % blocks_n * NWG + e % NWG;
+  if (row >= M || col >= N) return;
+  __global const float *p = partial + t * splits * (MWG * NWG) + e;
+  float sum = 0.0f;
+  for (int s = 0; s < splits; ++s) sum += p[s * (MWG * NWG)];
+  C[row * N + col] = sum;
+}
+#endif
 #endif /* MWG */

@@ -151,17 +151,25 @@ END_TEST
 
 /* ---- the pipelined matmul's default block ---- */
 
-static void block_of(unsigned units, cl_device_type type, long m, long n, long k, int *mwg,
-                     int *nwg) {
+/* The default block for the matmul workload (its last wave's blocks split where that gains) or,
+ * without split_tail, as the mlp products step builds it; *splits (may be NULL): the parts of
+ * each split block. */
+static void block_split_of(unsigned units, cl_device_type type, long m, long n, long k,
+                           bool split_tail, int *mwg, int *nwg, int *splits) {
   cg_device_info info;
   memset(&info, 0, sizeof info);
   info.type = type;
   info.compute_units = units;
   const cg_matmul_shape s = {.m = m, .n = n, .k = k};
   int v[CG_CL_PIPELINED_NPARAMS];
-  cg_cl_pipelined_default(&info, &s, v);
+  cg_cl_pipelined_default(&info, &s, split_tail, v, splits);
   *mwg = v[0];
   *nwg = v[1];
+}
+
+static void block_of(unsigned units, cl_device_type type, long m, long n, long k, int *mwg,
+                     int *nwg) {
+  block_split_of(units, type, m, n, k, true, mwg, nwg, NULL);
 }
 
 static long waves_of(unsigned units, long m, long n, int mwg, int nwg) {
@@ -171,7 +179,8 @@ static long waves_of(unsigned units, long m, long n, int mwg, int nwg) {
 
 /* On a GPU of 132 compute units (the H200): 128x64 blocks at n=1024 (128 work-groups, one
  * wave), 96x96 at n=1025 (121, one wave, where 128x64 would take two), 128x128 at n=2048 and 4096,
- * 64x64 at 777x1333x555. On any GPU, the chosen block never takes more waves than the largest
+ * at 777x1333x555 128x64 with its 63 blocks split in two along k (64x64 without the split:
+ * test_pipelined_split). On any GPU, the chosen block never takes more waves than the largest
  * block of C would, and a size one past a full wave of the n before moves to a block that keeps
  * within one more wave. A CPU device gets one block whatever the shape. */
 START_TEST(test_pipelined_block) {
@@ -181,7 +190,7 @@ START_TEST(test_pipelined_block) {
   } h200[] = {{1000, 1000, 1000, 128, 64}, {1024, 1024, 1024, 128, 64},
               {1025, 1025, 1025, 96, 96},  {1500, 1500, 1500, 96, 96},
               {2048, 2048, 2048, 128, 128}, {2049, 2049, 2049, 96, 96},
-              {4096, 4096, 4096, 128, 128}, {777, 555, 1333, 64, 64}};
+              {4096, 4096, 4096, 128, 128}, {777, 555, 1333, 128, 64}};
   for (size_t i = 0; i < sizeof h200 / sizeof h200[0]; ++i) {
     int mwg = 0, nwg = 0;
     block_of(132, CL_DEVICE_TYPE_GPU, h200[i].m, h200[i].n, h200[i].k, &mwg, &nwg);
@@ -202,6 +211,68 @@ START_TEST(test_pipelined_block) {
         block_of(units[u], CL_DEVICE_TYPE_CPU, sizes[a], sizes[b], 64, &cm, &cn);
         ck_assert_msg(cm == 64 && cn == 64, "CPU, %ldx%ld: %dx%d", sizes[a], sizes[b], cm, cn);
       }
+}
+END_TEST
+
+/* The split of the last wave's blocks along k, on 132 compute units (an H100's): where the model
+ * gains 1.15 times by it, 128x64 blocks at n = 1057 (6 parts), 1152 (4), 1153 and 1537 (2), 96x96
+ * at 1232 and 1248 (3: the parts within one wave), as measured faster on the H100
+ * (bench/RESULTS.md, 2026-12-07); none at the issue's sizes, at 1536 and 2049, nor where the
+ * model gains less (1217). Over a grid of devices and shapes: never a 128x128 block split, never
+ * more parts than compute units, never a split on a CPU device, and without split_tail (the mlp
+ * products step) the blocks of the model without splits (32x32 at 1057). */
+START_TEST(test_pipelined_split) {
+  static const struct {
+    long n;
+    int mwg, nwg, splits;
+  } h100[] = {{1057, 128, 64, 6}, {1152, 128, 64, 4}, {1153, 128, 64, 2}, {1537, 128, 64, 2},
+              {1000, 128, 64, 1}, {1025, 96, 96, 1},  {1056, 96, 96, 1},  {1536, 96, 96, 1},
+              {2048, 128, 128, 1}, {2049, 96, 96, 1}, {4096, 128, 128, 1},
+              /* 96x96 blocks in 3 parts, not 7 (259 parts for 132 compute units, slower) */
+              {1232, 96, 96, 3}, {1248, 96, 96, 3}, {1217, 128, 128, 1}};
+  for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
+    int mwg = 0, nwg = 0, splits = 0;
+    const long n = h100[i].n;
+    block_split_of(132, CL_DEVICE_TYPE_GPU, n, n, n, true, &mwg, &nwg, &splits);
+    ck_assert_msg(mwg == h100[i].mwg && nwg == h100[i].nwg && splits == h100[i].splits,
+                  "n=%ld on 132 units: %dx%d in %d parts, not %dx%d in %d", n, mwg, nwg, splits,
+                  h100[i].mwg, h100[i].nwg, h100[i].splits);
+  }
+  /* 777x1333x555 (M x K x N): 63 blocks of 128x64 in two parts each, where the split kernel ran
+   * at 20.4 TFLOP/s and 64x64 unsplit at 18.0 (H100, 2026-12-07); 64x64 without split_tail */
+  int mwg = 0, nwg = 0, splits = 0;
+  block_split_of(132, CL_DEVICE_TYPE_GPU, 777, 555, 1333, true, &mwg, &nwg, &splits);
+  ck_assert_msg(mwg == 128 && nwg == 64 && splits == 2, "777x555: %dx%d in %d parts", mwg, nwg,
+                splits);
+  block_split_of(132, CL_DEVICE_TYPE_GPU, 777, 555, 1333, false, &mwg, &nwg, &splits);
+  ck_assert_msg(mwg == 64 && nwg == 64 && splits == 1, "mlp's 777x555: %dx%d in %d parts", mwg,
+                nwg, splits);
+  block_split_of(132, CL_DEVICE_TYPE_GPU, 1057, 1057, 1057, false, &mwg, &nwg, &splits);
+  ck_assert_msg(mwg == 32 && nwg == 32 && splits == 1, "mlp's n=1057: %dx%d in %d parts", mwg,
+                nwg, splits);
+  static const unsigned units[] = {1, 7, 20, 64, 80, 132};
+  static const long sizes[] = {1, 31, 97, 383, 1000, 1057, 1152, 1537, 2047, 3001, 4095};
+  int split_count = 0;
+  for (size_t u = 0; u < sizeof units / sizeof units[0]; ++u)
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; ++a)
+      for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; ++b) {
+        block_split_of(units[u], CL_DEVICE_TYPE_GPU, sizes[a], sizes[b], 777, true, &mwg, &nwg,
+                       &splits);
+        const long blocks = ((sizes[a] + mwg - 1) / mwg) * ((sizes[b] + nwg - 1) / nwg);
+        ck_assert_msg(splits >= 1 && splits <= 16 &&
+                          (splits == 1 || (mwg * nwg < 128 * 128 &&
+                                           blocks % units[u] * splits <= (long)units[u])),
+                      "%ldx%ld on %u units: %dx%d in %d parts", sizes[a], sizes[b], units[u],
+                      mwg, nwg, splits);
+        split_count += splits > 1;
+        block_split_of(units[u], CL_DEVICE_TYPE_GPU, sizes[a], sizes[b], 777, false, &mwg, &nwg,
+                       &splits);
+        ck_assert_int_eq(splits, 1);
+        block_split_of(units[u], CL_DEVICE_TYPE_CPU, sizes[a], sizes[b], 777, true, &mwg, &nwg,
+                       &splits);
+        ck_assert_msg(splits == 1, "CPU, %ldx%ld: %d parts", sizes[a], sizes[b], splits);
+      }
+  ck_assert_msg(split_count > 0, "no shape of the grid split");
 }
 END_TEST
 
@@ -432,6 +503,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, test_square_edge);
   tcase_add_test(tc, test_row_width);
   tcase_add_test(tc, test_pipelined_block);
+  tcase_add_test(tc, test_pipelined_split);
   tcase_add_test(tc, test_fused_reduce_columns);
   tcase_add_test(tc, test_fused_b_rows);
   tcase_add_test(tc, test_fused_strategy_rule);

@@ -180,13 +180,15 @@ static bool has_define(const char *options, const char *name, int value) {
 
 /* The pipelined variant's configuration: its seven parameters and no TS, each within its range
  * and consistent (WM and WN multiples of VW, the block a multiple of them), the work-group and
- * the double-buffered tiles within the device's limits, the build options saying the same. On a
- * CPU device a default value is the CPU default and a fallback one smaller; an override is
- * checked by the caller. */
+ * the double-buffered tiles within the device's limits, the build options saying the same; then
+ * the split of the last wave's blocks along k: SPLITS 1..64 parts of TAIL blocks, built with
+ * -DSPLIT_TAIL exactly where blocks are split (SPLITS > 1 and TAIL > 0, or 1 and 0). On a CPU
+ * device a default value is the CPU default (no split) and a fallback one smaller; an override
+ * is checked by the caller. */
 static void check_pipelined_config(const cg_device_info *info, const cg_kernel_config *k,
                                    const char *name) {
   ck_assert_msg(find_param(k, "TS") == NULL, "%s: TS listed for pipelined", name);
-  ck_assert_int_eq(k->nparams, PIPE_NPARAMS);
+  ck_assert_int_eq(k->nparams, PIPE_NPARAMS + 2);
   int v[PIPE_NPARAMS];
   for (int i = 0; i < PIPE_NPARAMS; ++i) {
     const cg_kernel_param *p = find_param(k, pipe_names[i]);
@@ -205,6 +207,17 @@ static void check_pipelined_config(const cg_device_info *info, const cg_kernel_c
       ck_assert_msg(v[i] < pipe_cpu_default[i], "%s: fallback %s=%d, default %d", name,
                     pipe_names[i], v[i], pipe_cpu_default[i]);
   }
+  const cg_kernel_param *splits = find_param(k, "SPLITS"), *tail = find_param(k, "TAIL");
+  ck_assert_msg(splits && tail, "%s: SPLITS or TAIL missing", name);
+  const bool split = splits->value > 1;
+  ck_assert_msg(splits->value >= 1 && splits->value <= 64 && tail->value >= 0 &&
+                    split == (tail->value > 0),
+                "%s: SPLITS=%d TAIL=%d", name, splits->value, tail->value);
+  ck_assert_msg(has_define(k->build_options, "SPLIT_TAIL", 1) == split,
+                "%s: SPLITS=%d with build options '%s'", name, splits->value, k->build_options);
+  if ((info->type & CL_DEVICE_TYPE_CPU) && splits->origin == CG_ORIGIN_DEFAULT)
+    ck_assert_msg(!split, "%s: the default split %d blocks in %d on a CPU", name, tail->value,
+                  splits->value);
   const int mwg = v[0], nwg = v[1], kwg = v[2], wm = v[3], wn = v[4], vw = v[5], pad = v[6];
   ck_assert_msg(vw != 3 && wm % vw == 0 && wn % vw == 0 && mwg % wm == 0 && nwg % wn == 0,
                 "%s: inconsistent MWG=%d NWG=%d WM=%d WN=%d VW=%d", name, mwg, nwg, wm, wn, vw);
@@ -843,6 +856,14 @@ START_TEST(test_pipelined_overrides) {
       /* long k-slices with padding: on rusticl (32 KiB, which reports twice the tiles' bytes as
        * the kernel's local memory) a smaller block than the default */
       {"KWG=32,VW=4,PAD=4", {{255, 130, 1}, {33, 70, 65}}},
+      /* the last blocks split along k (as the GPUs' default may, past a wave): the last 4 blocks
+       * in 3 parts of k, the last of them short (k = 17: 8, 8, 1; 37: 16, 16, 5; 100: 36, 36,
+       * 28), one block of a row (1 x 33) and blocks partly outside C */
+      {"MWG=8,NWG=8,KWG=4,WM=2,WN=2,VW=2,SPLITS=3,TAIL=4", {{33, 31, 17}, {9, 17, 37}, {1, 33, 100}}},
+      /* 8x8 outputs of float4 with the last block split in two (k = 17: 16 and 1) */
+      {"MWG=16,NWG=32,KWG=8,WM=8,WN=8,SPLITS=2,TAIL=1", {{33, 31, 17}}},
+      /* every block split (a split-k product): the 9 blocks of 9 x 10 in 4 parts of 2 (k = 7) */
+      {"MWG=9,NWG=10,KWG=2,WM=3,WN=5,VW=1,SPLITS=4,TAIL=9", {{19, 23, 7}}},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; ++c) {
     cg_kernel_overrides ov;
@@ -868,6 +889,7 @@ START_TEST(test_pipelined_overrides) {
   static const char *const refused[] = {
       "WM=3", "VW=3", "MWG=0", "NWG=257", "KWG=65", "PAD=9", "MWG=12,WM=8",
       "MWG=256,NWG=256,WM=1,WN=1,VW=1", /* 65536 work-items: no device has them */
+      "SPLITS=0", "SPLITS=65", "TAIL=2", /* TAIL without SPLITS */
   };
   for (size_t r = 0; r < sizeof refused / sizeof refused[0]; ++r) {
     cg_kernel_overrides ov;

@@ -22,12 +22,4 @@ for b in old new; do run pairs $b "${mm[@]}" --sweep-n "$pairs"; done
 for b in old new; do run every128 $b "${mm[@]}" --sweep-n "$every"; done
 for b in old new; do run targets $b "${mm[@]}" --sweep-n 1000,1023,1024,1025,2047,4095,4096; done
 for b in old new; do run rect $b "${mm[@]}" --m 777 --k 1333 --n 555; done
-for sh in "512 2048 2048 64 100" "1024 256 256 16 400"; do
-  # shellcheck disable=SC2086 # one word per number
-  mlp_shape $sh
-  # shellcheck disable=SC2086
-  set -- $sh
-  # shellcheck disable=SC2054 # the commas are one --kernel-param's
-  shape=("${shape[@]/STRATEGY=0,PERSIST=0/STRATEGY=1}")
-  for b in old new; do run "mlp-$1-$2-$3-$4" $b "${shape[@]}"; done
-done
+versus_products "512 2048 2048 64 100" "1024 256 256 16 400"

@@ -119,7 +119,10 @@ cleanup:
 static cg_rc kernel_product(cg_device_matmul *mm, cl_event *ev, cg_error *err) {
   cg_rc rc = CG_OK;
   CG_CL(clEnqueueNDRangeKernel,
-        (mm->queue, mm->kernel, 2, NULL, mm->global, mm->local, 0, NULL, ev));
+        (mm->queue, mm->kernel, 2, NULL, mm->global, mm->local, 0, NULL, mm->sum ? NULL : ev));
+  if (mm->sum) /* the split blocks' parts into C (matmul_pipelined.c) */
+    CG_CL(clEnqueueNDRangeKernel,
+          (mm->queue, mm->sum, 1, NULL, &mm->sum_global, &mm->sum_local, 0, NULL, ev));
 cleanup:
   return rc;
 }
@@ -138,7 +141,7 @@ static cg_rc cl_matmul_prepare(const cg_backend_env *env, const char *variant, c
   cg_build_tally tally = {0};
   int edge = 0;
   if (var->outputs_per_item == 0)
-    CG_TRY(cg_cl_pipelined_build(env, mm, &out->config, &tally, err));
+    CG_TRY(cg_cl_pipelined_build(env, mm, true, &out->config, &tally, err));
   else
     CG_TRY(build_kernel(env, var, mm, &out->config, &edge, &tally, err));
   if (var->outputs_per_item > 0) {
@@ -176,10 +179,11 @@ cleanup:
   return rc;
 }
 
-static const char *const cl_matmul_params[] = {"TS",  "MWG", "NWG", "KWG", "WM",
-                                                "WN",  "VW",  "PAD", NULL};
+static const char *const cl_matmul_params[] = {"TS", "MWG", "NWG", "KWG",    "WM",   "WN",
+                                                "VW", "PAD", "SPLITS", "TAIL", NULL};
 /* The work-group edge of naive, tiled and regblock (x4 outputs per work-item for regblock); the
- * block of C, k-slice, outputs per work-item, vector width and padding of pipelined. */
+ * block of C, k-slice, outputs per work-item, vector width and padding of pipelined (whose
+ * SPLITS and TAIL follow from the block and the shape, and are not searched). */
 static const cg_tune_space cl_matmul_tune[] = {
     {"tiled", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
     {"regblock", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},

@@ -3,6 +3,7 @@
  * default: too many work-items per group, or too much local memory. */
 #include "backends/cl/matmul_pipelined.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -72,30 +73,115 @@ static double wave_efficiency(const pipe_config *c, const cg_matmul_shape *s, lo
   return (double)s->m * (double)s->n / slots;
 }
 
-static void choose_default(const cg_device_info *info, const cg_matmul_shape *s, pipe_config *c) {
+/* The split of a product's tail along k. Where a product's blocks fill its last wave only in
+ * part, the compute units left idle wait a whole wave: at n=1057, 96x96 blocks make 144
+ * work-groups for an H100's 132 compute units, and none of the five blocks above ran faster than
+ * 19.2 TFLOP/s there, against 32.5 at n=1056 (bench/RESULTS.md, 2026-12-07). The blocks past the
+ * last whole wave (the tail) can instead each be split along k into parts of k_chunk (a multiple
+ * of KWG), run by more work-groups after the whole blocks, whose partial blocks matmul_split_sum
+ * then adds into C (the kernel built with -DSPLIT_TAIL). The model's time of the tail, in waves
+ * of blocks that take all of k: the parts' waves times their share of k, each part paying
+ * SPLIT_START_K of k more for its first slice's load and its store, and SPLIT_COST of a wave for
+ * the second launch and the parts' round trip through global memory.
+ * The default splits only where the model's time with the split is SPLIT_GAIN times shorter than
+ * the best block's without, into no more parts than one wave holds, and never 128x128 blocks:
+ * on an H100 (bench/RESULTS.md, 2026-12-07) the kernel built with the option ran its whole
+ * blocks 5 to 11% slower, the splits of 128x128 blocks lost at every size measured (1536: 39.6
+ * TFLOP/s unsplit, 20.7 split), 96x96 blocks in 7 parts (259 for 132 compute units) lost
+ * (1232: 26.0 to 23.0) where 3 parts (111) won (1248: 26.9 to 34.3), and every split this
+ * rule makes that was measured won, 1.13 to 2.1 times (1057: 17.0 to 25.8; 1072: 13.2 to
+ * 28.0; 777x1333x555: 18.0 to 20.4). */
+enum { MAX_SPLITS = 16, SPLIT_START_K = 32, SPLITS_LIMIT = 64 };
+#define SPLIT_COST 0.05
+#define SPLIT_GAIN 1.15
+
+typedef struct tail_split {
+  long whole, tail; /* blocks that take all of k, and the blocks split after them (0: none) */
+  int splits, k_chunk;
+} tail_split;
+
+/* The split of the tail into at most `asked` parts of k_chunk; none where the blocks fill their
+ * waves or k is too short for two slices' parts. The tail: the blocks past the last whole wave,
+ * or the last `tail_asked` blocks where that is above 0. */
+static tail_split split_of(const pipe_config *c, const cg_matmul_shape *s, long units, int asked,
+                           long tail_asked) {
+  const long blocks = groups(c, s);
+  long tail = units > 0 ? blocks % units : 0;
+  if (tail_asked > 0) tail = tail_asked < blocks ? tail_asked : blocks;
+  const tail_split none = {blocks, 0, 1, s->k};
+  if (asked <= 1 || tail == 0) return none;
+  const int kwg = c->v[P_KWG];
+  const int chunk = ((s->k + asked - 1) / asked + kwg - 1) / kwg * kwg;
+  const int splits = (s->k + chunk - 1) / chunk;
+  if (splits <= 1) return none;
+  return (tail_split){blocks - tail, tail, splits, chunk};
+}
+
+static double split_waves(const tail_split *t, const cg_matmul_shape *s, long units) {
+  const double whole = (double)((t->whole + units - 1) / units);
+  if (t->tail == 0) return whole;
+  const double part_waves = (double)((t->tail * t->splits + units - 1) / units);
+  return whole + part_waves * (t->k_chunk + SPLIT_START_K) / (s->k + SPLIT_START_K) + SPLIT_COST;
+}
+
+/* Of the splits into up to MAX_SPLITS parts whose parts fit the one wave they replace, the one
+ * with the least model time, or none. */
+static tail_split best_split(const pipe_config *c, const cg_matmul_shape *s, long units) {
+  tail_split best = split_of(c, s, units, 1, 0);
+  double best_waves = INFINITY;
+  for (int n = 2; n <= MAX_SPLITS; ++n) {
+    const tail_split t = split_of(c, s, units, n, 0);
+    const double w = split_waves(&t, s, units);
+    if (t.tail > 0 && t.tail * t.splits <= units && w < best_waves) {
+      best = t;
+      best_waves = w;
+    }
+  }
+  return best;
+}
+
+/* The default block, and with `split_tail` its split (none on a CPU device, or where the model
+ * does not gain enough by one). */
+static void choose_default(const cg_device_info *info, const cg_matmul_shape *s, bool split_tail,
+                           pipe_config *c, tail_split *split) {
   for (int i = 0; i < P_COUNT; ++i) c->origin[i] = CG_ORIGIN_DEFAULT;
-  int best = CPU_BLOCK;
+  int best = CPU_BLOCK, best_split_block = -1;
+  tail_split chosen = {0}, t;
   if (!cg_device_is_cpu(info)) {
     const long units = (long)cg_device_units(info);
-    double best_cost = INFINITY;
+    double best_cost = INFINITY, best_split_cost = INFINITY;
     for (int b = 0; b < GPU_BLOCKS; ++b) {
       memcpy(c->v, gpu_blocks[b].v, sizeof c->v);
-      const double cost =
-          (double)waves(c, s, units) * c->v[P_MWG] * c->v[P_NWG] / gpu_blocks[b].rate;
+      const double area = (double)c->v[P_MWG] * c->v[P_NWG];
+      const double cost = (double)waves(c, s, units) * area / gpu_blocks[b].rate;
       if (cost < best_cost) {
         best_cost = cost;
         best = b;
       }
+      if (!split_tail || area >= 128 * 128 || (t = best_split(c, s, units)).tail == 0) continue;
+      const double split_cost = split_waves(&t, s, units) * area / gpu_blocks[b].rate;
+      if (split_cost < best_split_cost) {
+        best_split_cost = split_cost;
+        best_split_block = b;
+        chosen = t;
+      }
     }
+    if (best_split_block >= 0 && best_split_cost * SPLIT_GAIN <= best_cost)
+      best = best_split_block;
+    else
+      best_split_block = -1;
   }
   memcpy(c->v, gpu_blocks[best].v, sizeof c->v);
+  *split = best_split_block >= 0 ? chosen : split_of(c, s, 0, 1, 0);
 }
 
 void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *shape,
-                             int values[CG_CL_PIPELINED_NPARAMS]) {
+                             bool split_tail, int values[CG_CL_PIPELINED_NPARAMS], int *splits) {
   pipe_config c;
-  choose_default(info, shape, &c);
+  tail_split t;
+  choose_default(info, shape, split_tail, &c, &t);
   memcpy(values, c.v, sizeof c.v);
+  if (splits) *splits = t.splits;
 }
 
 /* A tuned setting serves a size class (tuning.h), whose shapes may fall into waves differently:
@@ -199,11 +285,51 @@ static void release_kernel(cg_device_matmul *mm) {
   mm->program = NULL;
 }
 
+/* The kernel's arguments after C (whole, splits, k_chunk, partial) for split t, with its parts'
+ * buffer, the kernel that adds them (matmul_split_sum, set up whole) and the work-groups of both
+ * kernels: one row of groups, the whole blocks then the tail's parts. */
+static cg_rc set_split(cg_device_matmul *mm, const pipe_config *c, const tail_split *t,
+                       cg_error *err) {
+  cg_rc rc = CG_OK;
+  cl_int code = CL_SUCCESS;
+  const cg_device_info *info = cg_device_get_info(mm->dev);
+  const cl_int whole = (cl_int)t->whole, splits = t->splits, chunk = t->k_chunk;
+  CG_CL(clSetKernelArg, (mm->kernel, 6, sizeof whole, &whole));
+  CG_CL(clSetKernelArg, (mm->kernel, 7, sizeof splits, &splits));
+  CG_CL(clSetKernelArg, (mm->kernel, 8, sizeof chunk, &chunk));
+  const size_t area = (size_t)c->v[P_MWG] * (size_t)c->v[P_NWG];
+  const size_t parts = (size_t)t->tail * (size_t)t->splits;
+  CG_TRY(cg_cl_buffer(mm->dev, "the split blocks' parts", parts * area * sizeof(float),
+                      CL_MEM_READ_WRITE, &mm->partial, err));
+  CG_CL(clSetKernelArg, (mm->kernel, 9, sizeof(cl_mem), &mm->partial));
+  mm->sum = clCreateKernel(mm->program, "matmul_split_sum", &code);
+  CG_CL_CHECK(clCreateKernel, code);
+  const cl_int M = mm->shape.m, N = mm->shape.n, tail = (cl_int)t->tail;
+  CG_CL(clSetKernelArg, (mm->sum, 0, sizeof M, &M));
+  CG_CL(clSetKernelArg, (mm->sum, 1, sizeof N, &N));
+  CG_CL(clSetKernelArg, (mm->sum, 2, sizeof whole, &whole));
+  CG_CL(clSetKernelArg, (mm->sum, 3, sizeof tail, &tail));
+  CG_CL(clSetKernelArg, (mm->sum, 4, sizeof splits, &splits));
+  CG_CL(clSetKernelArg, (mm->sum, 5, sizeof(cl_mem), &mm->partial));
+  CG_CL(clSetKernelArg, (mm->sum, 6, sizeof(cl_mem), &mm->c));
+  cg_cl_group_limits sum_limits;
+  CG_TRY(cg_cl_device_limits(info, &sum_limits, err));
+  uint64_t used = 0;
+  CG_TRY(cg_cl_kernel_limits(info, mm->sum, &sum_limits, &used, err));
+  mm->sum_local = sum_limits.items < 64 ? sum_limits.items : 64;
+  mm->sum_global = (t->tail * area + mm->sum_local - 1) / mm->sum_local * mm->sum_local;
+  mm->global[0] = (size_t)(t->whole + t->tail * t->splits) * mm->local[0];
+  mm->global[1] = mm->local[1];
+  mm->launches = 2;
+cleanup:
+  return rc;
+}
+
 /* Build with the default (or overridden) parameters; where the device's limits, or the built
  * kernel's (CL_KERNEL_WORK_GROUP_SIZE, CL_KERNEL_LOCAL_MEM_SIZE), do not take them, shrink the
  * parameters that were not overridden and build again (origin fallback; every build counts as
  * compile time). Parameters that cannot fit with the overrides given are refused, naming them. */
-cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
+cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, bool split_tail,
                             cg_kernel_config *config, cg_build_tally *tally, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
@@ -211,7 +337,8 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
   cg_cl_group_limits dev;
   CG_TRY(cg_cl_device_limits(info, &dev, err));
   pipe_config c, dflt, own;
-  choose_default(info, &mm->shape, &own);
+  tail_split own_split, split;
+  choose_default(info, &mm->shape, split_tail, &own, &own_split);
   c = own;
   bool tuned = false, overridden_block = false;
   for (int i = 0; i < P_COUNT; ++i) {
@@ -241,6 +368,18 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
   char given[160], why[200];
   overrides_text(&c, given, sizeof given);
   CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
+  /* The tail's split: the model's for its own block, or as --kernel-param SPLITS (and TAIL) ask */
+  cg_origin split_origin = CG_ORIGIN_DEFAULT, tail_origin = CG_ORIGIN_DEFAULT;
+  const int splits_asked =
+      split_tail ? cg_kernel_override(env->overrides, "SPLITS", 1, &split_origin) : 1;
+  const int tail_asked = split_tail ? cg_kernel_override(env->overrides, "TAIL", 0, &tail_origin) : 0;
+  const bool split_given = split_origin == CG_ORIGIN_OVERRIDE;
+  CG_CHECK(!split_given || (splits_asked >= 1 && splits_asked <= SPLITS_LIMIT), CG_BAD_INPUT,
+           "--kernel-param SPLITS=%d: the parts each split block takes must be 1..%d",
+           splits_asked, (int)SPLITS_LIMIT);
+  CG_CHECK(tail_origin != CG_ORIGIN_OVERRIDE || (split_given && tail_asked >= 1), CG_BAD_INPUT,
+           "--kernel-param TAIL=%d: the blocks split must be at least 1, with SPLITS given",
+           tail_asked);
   cg_cl_group_limits lim = dev;
   for (;;) {
     while (!fits(&c, &lim))
@@ -250,10 +389,19 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
                given[0] ? "--kernel-param " : "", given, given[0] ? ": " : "", threads_n(&c),
                threads_m(&c), (unsigned long long)tile_bytes(&c), lim.items, lim.dim[0],
                lim.dim[1], (unsigned long long)lim.local_mem);
+    if (split_given)
+      split = split_of(&c, &mm->shape, (long)cg_device_units(info), splits_asked, tail_asked);
+    else if (memcmp(c.v, own.v, sizeof c.v) == 0)
+      split = own_split;
+    else
+      split = split_of(&c, &mm->shape, 0, 1, 0);
     int len = 0;
     for (int i = 0; i < P_COUNT; ++i)
       len += snprintf(config->build_options + len, sizeof config->build_options - (size_t)len,
                       "%s-D%s=%d", i ? " " : "", cg_cl_pipelined_params[i], c.v[i]);
+    if (split.tail > 0)
+      snprintf(config->build_options + len, sizeof config->build_options - (size_t)len,
+               " -DSPLIT_TAIL=1");
     CG_TRY(cg_backend_build(env, "matmul.cl", config->build_options, &mm->program, tally, err));
     mm->kernel = clCreateKernel(mm->program, "matmul_pipelined", &code);
     CG_CL_CHECK(clCreateKernel, code);
@@ -276,6 +424,15 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
   mm->local[1] = (size_t)threads_m(&c);
   mm->global[0] = (size_t)((mm->shape.n + c.v[P_NWG] - 1) / c.v[P_NWG]) * mm->local[0];
   mm->global[1] = (size_t)((mm->shape.m + c.v[P_MWG] - 1) / c.v[P_MWG]) * mm->local[1];
+  if (split_tail) {
+    /* an override that cannot split here (no tail, or k too short) ran as it could */
+    if (split_given && split.splits != splits_asked) split_origin = CG_ORIGIN_FALLBACK;
+    if (tail_origin == CG_ORIGIN_OVERRIDE && split.tail != tail_asked)
+      tail_origin = CG_ORIGIN_FALLBACK;
+    cg_kernel_config_set(config, "SPLITS", split.splits, split_origin);
+    cg_kernel_config_set(config, "TAIL", (int)split.tail, tail_origin);
+  }
+  if (split.tail > 0) CG_TRY(set_split(mm, &c, &split, err));
 cleanup:
   return rc;
 }

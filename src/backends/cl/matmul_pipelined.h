@@ -5,11 +5,16 @@
 #ifndef CLGAUGE_CL_MATMUL_PIPELINED_H
 #define CLGAUGE_CL_MATMUL_PIPELINED_H
 
+#include <stdbool.h>
+
 #include "backends/opencl/cl_matmul_common.h"
 
 /* Build mm->program and mm->kernel (matmul_pipelined) for mm's shape, record the parameters that
- * ran in config, and set mm->local and mm->global. */
-cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm,
+ * ran in config, and set mm->local and mm->global. With `split_tail`, the blocks of a last wave
+ * that would leave compute units idle may be split along k (parameters SPLITS and TAIL, recorded
+ * always): then the kernel's arguments after C are set, and mm->sum adds the parts into C after
+ * mm->kernel (mm->launches 2). The caller sets the arguments M, N, K, A, B and C. */
+cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, bool split_tail,
                             cg_kernel_config *config, cg_build_tally *tally, cg_error *err);
 
 /* The names of its parameters, NULL-terminated (the -D macros of cl/matmul.cl). */
@@ -19,8 +24,10 @@ enum { CG_CL_PIPELINED_NPARAMS = 7 };
 /* The parameters the build starts from for that device and shape (in the order of
  * cg_cl_pipelined_params), before overrides, tuned values and the device's limits: on a GPU, the
  * block of C with the least time by a model of wave quantisation over the device's compute
- * units; on a CPU device, one block for every shape. */
+ * units (with `split_tail`, a block whose last wave's blocks split along k where that gains
+ * enough); on a CPU device, one block for every shape. *splits (may be NULL): the parts each
+ * split block takes, 1 where none is split. */
 void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *shape,
-                             int values[CG_CL_PIPELINED_NPARAMS]);
+                             bool split_tail, int values[CG_CL_PIPELINED_NPARAMS], int *splits);
 
 #endif

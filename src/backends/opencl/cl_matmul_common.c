@@ -9,8 +9,9 @@ void cg_cl_matmul_release(void *state) {
   cg_device_matmul *mm = state;
   if (!mm) return;
   cg_device_span_release(&mm->span);
-  cl_mem *bufs[] = {&mm->a, &mm->b, &mm->c};
-  for (int i = 0; i < 3; ++i) cg_cl_release_mem(bufs[i]);
+  cl_mem *bufs[] = {&mm->a, &mm->b, &mm->c, &mm->partial};
+  for (int i = 0; i < 4; ++i) cg_cl_release_mem(bufs[i]);
+  if (mm->sum) clReleaseKernel(mm->sum);
   if (mm->kernel) clReleaseKernel(mm->kernel);
   if (mm->program) clReleaseProgram(mm->program);
   if (mm->stamp) clReleaseKernel(mm->stamp);

@@ -23,6 +23,9 @@ struct cg_device_matmul {
   cl_program program; /* the product's program and kernel, for a backend that builds one */
   cl_kernel kernel;
   size_t global[2], local[2];
+  cl_kernel sum;  /* where a product's last blocks are split along k: the kernel that adds their */
+  cl_mem partial; /* parts into C, enqueued after `kernel`, and the parts */
+  size_t sum_global, sum_local;
   cl_program stamp_program; /* with a stamp: an empty kernel enqueued before the products marks */
   cl_kernel stamp;          /* where their device time begins (a library's first event is not */
                             /* handed back) */
