@@ -299,6 +299,11 @@ static cg_rc set_split(cg_device_matmul *mm, const pipe_config *c, const tail_sp
   CG_CL(clSetKernelArg, (mm->kernel, 8, sizeof chunk, &chunk));
   const size_t area = (size_t)c->v[P_MWG] * (size_t)c->v[P_NWG];
   const size_t parts = (size_t)t->tail * (size_t)t->splits;
+  /* the kernels index the parts with int (only --kernel-param SPLITS and TAIL reach this) */
+  CG_CHECK(parts * area <= (size_t)INT_MAX, CG_BAD_INPUT,
+           "--kernel-param SPLITS and TAIL: %d parts of each of %ld blocks, %zu parts of %zu "
+           "floats, are more than the kernel can index",
+           t->splits, t->tail, parts, area);
   CG_TRY(cg_cl_buffer(mm->dev, "the split blocks' parts", parts * area * sizeof(float),
                       CL_MEM_READ_WRITE, &mm->partial, err));
   CG_CL(clSetKernelArg, (mm->kernel, 9, sizeof(cl_mem), &mm->partial));
