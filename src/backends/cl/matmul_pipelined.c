@@ -88,12 +88,14 @@ static double wave_efficiency(const pipe_config *c, const cg_matmul_shape *s, lo
  * on an H100 (bench/RESULTS.md, 2026-12-07) the kernel built with the option ran its whole
  * blocks 5 to 11% slower, the splits of 128x128 blocks lost at every size measured (1536: 39.6
  * TFLOP/s unsplit, 20.7 split), 96x96 blocks in 7 parts (259 for 132 compute units) lost
- * (1232: 26.0 to 23.0) where 3 parts (111) won (1248: 26.9 to 34.3), and every split this
- * rule makes that was measured won, 1.13 to 2.1 times (1057: 17.0 to 25.8; 1072: 13.2 to
- * 28.0; 777x1333x555: 18.0 to 20.4). */
+ * (1232: 26.0 to 23.0) where 3 parts (111) won (1248: 26.9 to 34.3), the splits measured whose
+ * model gain was below 1.10 lost at 2049 (1.09: 35.1 to 31.6) and 1793 (1.04) though one won
+ * at 2305 (1.06), and every split measured at a gain of 1.10 or more won, 1.08 to 2.1 times
+ * (2881 at 1.11: 37.3 to 40.4; 1057: 17.0 to 25.8; 1072: 13.2 to 28.0; 777x1333x555: 18.0 to
+ * 20.4). */
 enum { MAX_SPLITS = 16, SPLIT_START_K = 32, SPLITS_LIMIT = 64 };
 #define SPLIT_COST 0.05
-#define SPLIT_GAIN 1.15
+#define SPLIT_GAIN 1.10
 
 typedef struct tail_split {
   long whole, tail; /* blocks that take all of k, and the blocks split after them (0: none) */
