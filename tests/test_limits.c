@@ -218,9 +218,10 @@ END_TEST
  * gains 1.10 times by it, 128x64 blocks at n = 1057 (6 parts), 1152 (4), 1153 and 1537 (2), 2497
  * (16), 96x96 at 1217 to 1248 (3: the parts within one wave) and 1601 (5), as measured faster on
  * the H100 (bench/RESULTS.md, 2026-12-07); none at the issue's sizes, at 1536, 2049, 2100 and
- * 1793 (gains of 1.09 and 1.04, where the splits measured slower). Over a grid of devices and shapes: never a 128x128 block split, never
- * more parts than compute units, never a split on a CPU device, and without split_tail (the mlp
- * products step) the blocks of the model without splits (32x32 at 1057). */
+ * 1793 (gains of 1.09 and 1.04, where the splits measured slower). Over a grid of devices and
+ * shapes: never a 128x128 block split, never more parts than compute units, never a split on a
+ * CPU device, and without split_tail (the mlp products step) the blocks of the model without
+ * splits (32x32 at 1057). */
 START_TEST(test_pipelined_split) {
   static const struct {
     long n;

@@ -859,7 +859,8 @@ START_TEST(test_pipelined_overrides) {
       /* the last blocks split along k (as the GPUs' default may, past a wave): the last 4 blocks
        * in 3 parts of k, the last of them short (k = 17: 8, 8, 1; 37: 16, 16, 5; 100: 36, 36,
        * 28), one block of a row (1 x 33) and blocks partly outside C */
-      {"MWG=8,NWG=8,KWG=4,WM=2,WN=2,VW=2,SPLITS=3,TAIL=4", {{33, 31, 17}, {9, 17, 37}, {1, 33, 100}}},
+      {"MWG=8,NWG=8,KWG=4,WM=2,WN=2,VW=2,SPLITS=3,TAIL=4",
+       {{33, 31, 17}, {9, 17, 37}, {1, 33, 100}}},
       /* 8x8 outputs of float4 with the last block split in two (k = 17: 16 and 1) */
       {"MWG=16,NWG=32,KWG=8,WM=8,WN=8,SPLITS=2,TAIL=1", {{33, 31, 17}}},
       /* every block split (a split-k product): the 9 blocks of 9 x 10 in 4 parts of 2 (k = 7) */

@@ -19,6 +19,7 @@ by16=$(python3 -c "print(','.join(str(n) for n in range(1024, 1633, 16)))")
 mm=(matmul --device nvidia --backend cl --variant pipelined --runs 5 --no-tuned --quiet)
 for b in old new; do run split $b "${mm[@]}" --sweep-n "$split"; done
 for b in old new; do run by16 $b "${mm[@]}" --sweep-n "$by16"; done
-for b in old new; do run targets $b "${mm[@]}" --sweep-n 1000,1023,1024,1025,2047,2048,2049,4095,4096; done
+targets=1000,1023,1024,1025,2047,2048,2049,4095,4096
+for b in old new; do run targets $b "${mm[@]}" --sweep-n "$targets"; done
 for b in old new; do run rect $b "${mm[@]}" --m 777 --k 1333 --n 555; done
 versus_products "512 2048 2048 64 100" "1024 256 256 16 400"

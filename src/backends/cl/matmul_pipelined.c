@@ -379,7 +379,8 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
   cg_origin split_origin = CG_ORIGIN_DEFAULT, tail_origin = CG_ORIGIN_DEFAULT;
   const int splits_asked =
       split_tail ? cg_kernel_override(env->overrides, "SPLITS", 1, &split_origin) : 1;
-  const int tail_asked = split_tail ? cg_kernel_override(env->overrides, "TAIL", 0, &tail_origin) : 0;
+  const int tail_asked =
+      split_tail ? cg_kernel_override(env->overrides, "TAIL", 0, &tail_origin) : 0;
   const bool split_given = split_origin == CG_ORIGIN_OVERRIDE;
   CG_CHECK(!split_given || (splits_asked >= 1 && splits_asked <= SPLITS_LIMIT), CG_BAD_INPUT,
            "--kernel-param SPLITS=%d: the parts each split block takes must be 1..%d",
