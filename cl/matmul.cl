@@ -163,6 +163,10 @@ typedef float4 floatv;
 #define MV (MWG / VW) /* vectors per k-row of the A tile */
 #define NV (NWG / VW)
 #define LA ((MV * KWG + NT - 1) / NT) /* vectors of a slice of A each work-item loads */
+/* The block's row of a work-item's i-th row of outputs, and column of its j-th column: runs of
+ * VW, DM (DN) vectors apart. */
+#define OUT_ROW(i) ((((i) / VW) * DM + ty) * VW + (i) % VW)
+#define OUT_COL(j) ((((j) / VW) * DN + tx) * VW + (j) % VW)
 #define LB ((NV * KWG + NT - 1) / NT)
 
 /* Slice of A starting at column k0 + t into ra, of B starting at row k0 + t into rb (k0 = 0 and
@@ -289,18 +293,17 @@ matmul_pipelined(const int M, const int N, const int K, __global const float *re
     for (int i = 0; i < WM; ++i) {
       #pragma unroll
       for (int j = 0; j < WN; ++j)
-        part[(((i / VW) * DM + ty) * VW + i % VW) * NWG + ((j / VW) * DN + tx) * VW + j % VW] =
-            acc[i][j];
+        part[OUT_ROW(i) * NWG + OUT_COL(j)] = acc[i][j];
     }
     return;
   }
 #endif
   #pragma unroll
   for (int i = 0; i < WM; ++i) {
-    const int row = row0 + ((i / VW) * DM + ty) * VW + i % VW;
+    const int row = row0 + OUT_ROW(i);
     #pragma unroll
     for (int j = 0; j < WN; ++j) {
-      const int col = col0 + ((j / VW) * DN + tx) * VW + j % VW;
+      const int col = col0 + OUT_COL(j);
       if (row < M && col < N) C[row * N + col] = acc[i][j];
     }
   }

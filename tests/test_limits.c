@@ -172,9 +172,12 @@ static void block_of(unsigned units, cl_device_type type, long m, long n, long k
   block_split_of(units, type, m, n, k, true, mwg, nwg, NULL);
 }
 
+static long blocks_of(long m, long n, int mwg, int nwg) {
+  return ((m + mwg - 1) / mwg) * ((n + nwg - 1) / nwg);
+}
+
 static long waves_of(unsigned units, long m, long n, int mwg, int nwg) {
-  const long groups = ((m + mwg - 1) / mwg) * ((n + nwg - 1) / nwg);
-  return (groups + units - 1) / units;
+  return (blocks_of(m, n, mwg, nwg) + units - 1) / units;
 }
 
 /* On a GPU of 132 compute units (the H200): 128x64 blocks at n=1024 (128 work-groups, one
@@ -263,7 +266,7 @@ START_TEST(test_pipelined_split) {
       for (size_t b = 0; b < sizeof sizes / sizeof sizes[0]; ++b) {
         block_split_of(units[u], CL_DEVICE_TYPE_GPU, sizes[a], sizes[b], 777, true, &mwg, &nwg,
                        &splits);
-        const long blocks = ((sizes[a] + mwg - 1) / mwg) * ((sizes[b] + nwg - 1) / nwg);
+        const long blocks = blocks_of(sizes[a], sizes[b], mwg, nwg);
         ck_assert_msg(splits >= 1 && splits <= 16 &&
                           (splits == 1 || (mwg * nwg < 128 * 128 &&
                                            blocks % units[u] * splits <= (long)units[u])),

@@ -102,6 +102,11 @@ typedef struct tail_split {
   int splits, k_chunk;
 } tail_split;
 
+/* No split: every block takes all of k. */
+static tail_split no_split(const pipe_config *c, const cg_matmul_shape *s) {
+  return (tail_split){groups(c, s), 0, 1, s->k};
+}
+
 /* The split of the tail into at most `asked` parts of k_chunk; none where the blocks fill their
  * waves or k is too short for two slices' parts. The tail: the blocks past the last whole wave,
  * or the last `tail_asked` blocks where that is above 0. */
@@ -110,7 +115,7 @@ static tail_split split_of(const pipe_config *c, const cg_matmul_shape *s, long 
   const long blocks = groups(c, s);
   long tail = units > 0 ? blocks % units : 0;
   if (tail_asked > 0) tail = tail_asked < blocks ? tail_asked : blocks;
-  const tail_split none = {blocks, 0, 1, s->k};
+  const tail_split none = no_split(c, s);
   if (asked <= 1 || tail == 0) return none;
   const int kwg = c->v[P_KWG];
   const int chunk = ((s->k + asked - 1) / asked + kwg - 1) / kwg * kwg;
@@ -129,7 +134,7 @@ static double split_waves(const tail_split *t, const cg_matmul_shape *s, long un
 /* Of the splits into up to MAX_SPLITS parts whose parts fit the one wave they replace, the one
  * with the least model time, or none. */
 static tail_split best_split(const pipe_config *c, const cg_matmul_shape *s, long units) {
-  tail_split best = split_of(c, s, units, 1, 0);
+  tail_split best = no_split(c, s);
   double best_waves = INFINITY;
   for (int n = 2; n <= MAX_SPLITS; ++n) {
     const tail_split t = split_of(c, s, units, n, 0);
@@ -174,7 +179,7 @@ static void choose_default(const cg_device_info *info, const cg_matmul_shape *s,
       best_split_block = -1;
   }
   memcpy(c->v, gpu_blocks[best].v, sizeof c->v);
-  *split = best_split_block >= 0 ? chosen : split_of(c, s, 0, 1, 0);
+  *split = best_split_block >= 0 ? chosen : no_split(c, s);
 }
 
 void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *shape,
@@ -291,7 +296,7 @@ static void release_kernel(cg_device_matmul *mm) {
  * buffer, the kernel that adds them (matmul_split_sum, set up whole) and the work-groups of both
  * kernels: one row of groups, the whole blocks then the tail's parts. */
 static cg_rc set_split(cg_device_matmul *mm, const pipe_config *c, const tail_split *t,
-                       cg_error *err) {
+                       const cg_cl_group_limits *dev, cg_error *err) {
   cg_rc rc = CG_OK;
   cl_int code = CL_SUCCESS;
   const cg_device_info *info = cg_device_get_info(mm->dev);
@@ -319,8 +324,7 @@ static cg_rc set_split(cg_device_matmul *mm, const pipe_config *c, const tail_sp
   CG_CL(clSetKernelArg, (mm->sum, 4, sizeof splits, &splits));
   CG_CL(clSetKernelArg, (mm->sum, 5, sizeof(cl_mem), &mm->partial));
   CG_CL(clSetKernelArg, (mm->sum, 6, sizeof(cl_mem), &mm->c));
-  cg_cl_group_limits sum_limits;
-  CG_TRY(cg_cl_device_limits(info, &sum_limits, err));
+  cg_cl_group_limits sum_limits = *dev;
   uint64_t used = 0;
   CG_TRY(cg_cl_kernel_limits(info, mm->sum, &sum_limits, &used, err));
   mm->sum_local = sum_limits.items < 64 ? sum_limits.items : 64;
@@ -402,7 +406,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
     else if (memcmp(c.v, own.v, sizeof c.v) == 0)
       split = own_split;
     else
-      split = split_of(&c, &mm->shape, 0, 1, 0);
+      split = no_split(&c, &mm->shape);
     int len = 0;
     for (int i = 0; i < P_COUNT; ++i)
       len += snprintf(config->build_options + len, sizeof config->build_options - (size_t)len,
@@ -440,7 +444,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
     cg_kernel_config_set(config, "SPLITS", split.splits, split_origin);
     cg_kernel_config_set(config, "TAIL", (int)split.tail, tail_origin);
   }
-  if (split.tail > 0) CG_TRY(set_split(mm, &c, &split, err));
+  if (split.tail > 0) CG_TRY(set_split(mm, &c, &split, &dev, err));
 cleanup:
   return rc;
 }
