@@ -402,7 +402,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
                threads_m(&c), (unsigned long long)tile_bytes(&c), lim.items, lim.dim[0],
                lim.dim[1], (unsigned long long)lim.local_mem);
     if (split_given)
-      split = split_of(&c, &mm->shape, (long)cg_device_units(info), splits_asked, tail_asked);
+      split = split_of(&c, &mm->shape, units, splits_asked, tail_asked);
     else if (memcmp(c.v, own.v, sizeof c.v) == 0)
       split = own_split;
     else

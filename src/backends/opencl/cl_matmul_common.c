@@ -10,7 +10,7 @@ void cg_cl_matmul_release(void *state) {
   if (!mm) return;
   cg_device_span_release(&mm->span);
   cl_mem *bufs[] = {&mm->a, &mm->b, &mm->c, &mm->partial};
-  for (int i = 0; i < 4; ++i) cg_cl_release_mem(bufs[i]);
+  for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; ++i) cg_cl_release_mem(bufs[i]);
   if (mm->sum) clReleaseKernel(mm->sum);
   if (mm->kernel) clReleaseKernel(mm->kernel);
   if (mm->program) clReleaseProgram(mm->program);
