@@ -188,6 +188,28 @@ matmul_targets() {
   step matmul-777x1333x555 120 "${clgauge[@]}" "${mm[@]}" --n 555 --m 777 --k 1333 \
     --json "$o/matmul-777x1333x555.json"
 }
+# `matmul_blocks`, after device_call: the pipelined matmul's blocks and splits at 39 square sizes,
+# to hold the default's model of waves (src/backends/cl/matmul_pipelined.c) against: 32 sizes
+# drawn from 1024 to 3072 (Python's random.Random(20261207).sample) and the sizes n+1 of the
+# drops above 15%; at each the default (step blocks-default), the 128x128 block unsplit, the
+# 128x64 block in 1, 2 and 4 parts and the 96x96 block in 1, 2, 4 and 8 parts (steps
+# blocks-MWGxNWG-sSPLITS, --kernel-param overrides).
+matmul_blocks() {
+  local parts sizes=1057,1070,1125,1245,1249,1357,1367,1409,1442,1537,1540,1547,1609,1616,1628
+  sizes+=,1658,1793,1843,1859,1885,1952,2001,2049,2055,2111,2168,2216,2250,2296,2330,2370,2497
+  sizes+=,2561,2568,2667,2682,2810,2969,3021
+  local mm=(matmul --device nvidia --backend cl --variant pipelined --runs 4 --no-tuned --quiet
+            --sweep-n "$sizes")
+  variant_step blocks-default main "${mm[@]}"
+  variant_step blocks-128x128-s1 main "${mm[@]}" \
+    --kernel-param MWG=128,NWG=128,KWG=8,WM=8,WN=8,VW=4,PAD=1
+  for parts in 1 2 4 8; do
+    [ "$parts" = 8 ] || variant_step "blocks-128x64-s$parts" main "${mm[@]}" \
+      --kernel-param "MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1,SPLITS=$parts"
+    variant_step "blocks-96x96-s$parts" main "${mm[@]}" \
+      --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
+  done
+}
 # `big_preset_owed`, after device_call: the H200's figures owed of the big preset, its rounds at
 # the defaults and with SPLIT=0 (settings_big, three) and its record beside clblast and
 # cl/per-op (step big-preset, 120 iterations).
