@@ -203,9 +203,11 @@ matmul_blocks() {
   variant_step blocks-default main "${mm[@]}"
   variant_step blocks-128x128-s1 main "${mm[@]}" \
     --kernel-param MWG=128,NWG=128,KWG=8,WM=8,WN=8,VW=4,PAD=1
-  for parts in 1 2 4 8; do
-    [ "$parts" = 8 ] || variant_step "blocks-128x64-s$parts" main "${mm[@]}" \
+  for parts in 1 2 4; do
+    variant_step "blocks-128x64-s$parts" main "${mm[@]}" \
       --kernel-param "MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1,SPLITS=$parts"
+  done
+  for parts in 1 2 4 8; do
     variant_step "blocks-96x96-s$parts" main "${mm[@]}" \
       --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
   done
