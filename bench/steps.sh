@@ -194,23 +194,30 @@ matmul_targets() {
 # drops above 15%; at each the default (step blocks-default), the 128x128 block unsplit, the
 # 128x64 block in 1, 2 and 4 parts and the 96x96 block in 1, 2, 4 and 8 parts (steps
 # blocks-MWGxNWG-sSPLITS, --kernel-param overrides).
+blocks_sizes=1057,1070,1125,1245,1249,1357,1367,1409,1442,1537,1540,1547,1609,1616,1628
+blocks_sizes+=,1658,1793,1843,1859,1885,1952,2001,2049,2055,2111,2168,2216,2250,2296,2330,2370
+blocks_sizes+=,2497,2561,2568,2667,2682,2810,2969,3021
+blocks_matmul=(matmul --device nvidia --backend cl --variant pipelined --runs 4 --no-tuned --quiet
+               --sweep-n "$blocks_sizes")
 matmul_blocks() {
-  local parts sizes=1057,1070,1125,1245,1249,1357,1367,1409,1442,1537,1540,1547,1609,1616,1628
-  sizes+=,1658,1793,1843,1859,1885,1952,2001,2049,2055,2111,2168,2216,2250,2296,2330,2370,2497
-  sizes+=,2561,2568,2667,2682,2810,2969,3021
-  local mm=(matmul --device nvidia --backend cl --variant pipelined --runs 4 --no-tuned --quiet
-            --sweep-n "$sizes")
-  variant_step blocks-default main "${mm[@]}"
-  variant_step blocks-128x128-s1 main "${mm[@]}" \
+  local parts
+  variant_step blocks-default main "${blocks_matmul[@]}"
+  variant_step blocks-128x128-s1 main "${blocks_matmul[@]}" \
     --kernel-param MWG=128,NWG=128,KWG=8,WM=8,WN=8,VW=4,PAD=1
   for parts in 1 2 4; do
-    variant_step "blocks-128x64-s$parts" main "${mm[@]}" \
+    variant_step "blocks-128x64-s$parts" main "${blocks_matmul[@]}" \
       --kernel-param "MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1,SPLITS=$parts"
   done
   for parts in 1 2 4 8; do
-    variant_step "blocks-96x96-s$parts" main "${mm[@]}" \
+    variant_step "blocks-96x96-s$parts" main "${blocks_matmul[@]}" \
       --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
   done
+}
+# `blocks_versus VARIANT...`, after device_call: the default at matmul_blocks' sizes with main's
+# kernels and each VARIANT's (bundle/kd/VARIANT) in turn, steps versus-main and versus-VARIANT.
+blocks_versus() { # variant...
+  local v
+  for v in main "$@"; do variant_step "versus-$v" "$v" "${blocks_matmul[@]}"; done
 }
 # `big_preset_owed`, after device_call: the H200's figures owed of the big preset, its rounds at
 # the defaults and with SPLIT=0 (settings_big, three) and its record beside clblast and
