@@ -77,6 +77,17 @@ versus_big() { # rounds
     for b in old new; do run big-$round $b "${big_preset[@]}"; done
   done
 }
+# `versus_sweep ROUNDS SIZES`, after versus: the pipelined matmul's default at the square SIZES
+# (--sweep-n) as run sweep-ROUND old, then new, ROUNDS times, four runs each.
+versus_sweep() { # rounds sizes
+  local round b
+  for round in $(seq "$1"); do
+    for b in old new; do
+      run "sweep-$round" "$b" matmul --device nvidia --backend cl --variant pipelined --runs 4 \
+        --no-tuned --quiet --sweep-n "$2"
+    done
+  done
+}
 # `versus_shapes "N D H O ITERS"...`, after versus: each mlp shape (mlp_shape) as run
 # mlp-N-D-H-O old, then new.
 versus_shapes() { # "batch din hidden dout iters"...
