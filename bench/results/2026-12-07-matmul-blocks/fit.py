@@ -112,7 +112,8 @@ def c_default(m, n, k, rates=None, limit_one_wave=True, gain=1.10, p=None):
     for b, r in blocks:
         area = b[0] * b[1]
         cost = (math.ceil(groups(b, m, n) / U) + over) * area / r
-        best = min(best, (cost, (b, 1)))
+        if cost < best[0]:  # on a tie the earlier block, as in C
+            best = (cost, (b, 1))
         if area >= 128 * 128:
             continue
         for s in range(2, 17):
@@ -121,7 +122,8 @@ def c_default(m, n, k, rates=None, limit_one_wave=True, gain=1.10, p=None):
                 continue
             w = (math.ceil(t[0] / U) + math.ceil(t[1] * t[2] / U) * (t[3] + s0) / (k + s0) + c0 +
                  over)
-            best_split = min(best_split, (w * area / r, (b, t[2])))
+            if w * area / r < best_split[0]:
+                best_split = (w * area / r, (b, t[2]))
     return best_split[1] if best_split[1] and best_split[0] * gain <= best[0] else best[1]
 
 

@@ -51,7 +51,7 @@ static long groups(const pipe_config *c, const cg_matmul_shape *s) {
  * TFLOP/s each), and at 40 the model kept 128x64 blocks in seven waves at n = 2561 to 2688
  * (32.4 to 35.2 TFLOP/s) over 96x96 blocks in six (36.7 to 40.4) and 32x32 blocks at 449 to
  * 458 over 96x96 in 5 parts (1.07 to 1.15 times faster at the 18 of those sizes measured). At 41
- * it would also take 96x96 blocks at 3841 to 3935, where they ran 0.98 to 1.00 times as fast
+ * it would also take 96x96 blocks at 3841 to 3936, where they ran 0.98 to 1.00 times as fast
  * (bench/RESULTS.md, 2026-12-07). The 32x32 block's rate was not measured at n=4096: its weight
  * is the one that reproduces its lead over 64x64 blocks at 555^3 (13.7 against 11.9 TFLOP/s on
  * the H200, 2026-12-03: three waves of small blocks against one of large). On a CPU device, the

@@ -1,0 +1,44 @@
+#!/usr/bin/env python3
+"""What a 96x96 weight W changes in the default's model (fit.py's mirror of
+src/backends/cl/matmul_pipelined.c) against the weight 40: the square sizes 1..8192 whose pick
+changes, and among 200,000 products drawn log-uniform (8 to 8192 rows, 1 to 8192 columns) the
+picks of the model without splits (the mlp products step). usage: weight.py W"""
+import collections
+import math
+import random
+import sys
+
+sys.argv, w96 = sys.argv[:1], float(sys.argv[1])
+exec(open(__file__.replace("weight.py", "fit.py")).read().replace(
+    'if __name__ == "__main__":\n    main()', ""))
+rates = {(96, 96): w96}
+changed = [n for n in range(1, 8193) if c_default(n, n, n) != c_default(n, n, n, rates)]
+runs, start = [], None
+for i, n in enumerate(changed):
+    start = n if start is None else start
+    if i + 1 == len(changed) or changed[i + 1] != n + 1:
+        runs.append(f"{start}-{n}: {c_default(n, n, n)} to {c_default(n, n, n, rates)}")
+        start = None
+print(f"square sizes changed: {len(changed)}, {'; '.join(runs)}")
+
+
+def unsplit(m, n, w):
+    best = (math.inf, None)
+    for b, r in C_BLOCKS:
+        cost = math.ceil(groups(b, m, n) / U) * b[0] * b[1] / (w if b == (96, 96) else r)
+        if cost < best[0]:  # on a tie the earlier block, as in C
+            best = (cost, b)
+    return best[1]
+
+
+rng, moves, least_waves = random.Random(1), collections.Counter(), math.inf
+for _ in range(200000):
+    m = int(math.exp(rng.uniform(math.log(8), math.log(8192))))
+    n = int(math.exp(rng.uniform(0, math.log(8192))))
+    a, b = unsplit(m, n, 40.0), unsplit(m, n, w96)
+    if a != b:
+        moves[(a, b)] += 1
+        least_waves = min(least_waves, math.ceil(groups(a, m, n) / U),
+                          math.ceil(groups(b, m, n) / U))
+print(f"products without splits changed: {sum(moves.values())} of 200000, {dict(moves)}, "
+      f"least waves {least_waves}")
