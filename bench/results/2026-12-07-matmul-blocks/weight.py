@@ -2,7 +2,8 @@
 """What a 96x96 weight W changes in the default's model (fit.py's mirror of
 src/backends/cl/matmul_pipelined.c) against the weight 40: the square sizes 1..8192 whose pick
 changes, and among 200,000 products drawn log-uniform (8 to 8192 rows, 1 to 8192 columns) the
-picks of the model without splits (the mlp products step). usage: weight.py W"""
+picks of the model without splits (the mlp products step); and at the 39 sizes of h100/ the
+share of the best of nine that the picks reached, where all were measured. usage: weight.py W"""
 import collections
 import math
 import random
@@ -42,3 +43,12 @@ for _ in range(200000):
                           math.ceil(groups(b, m, n) / U))
 print(f"products without splits changed: {sum(moves.values())} of 200000, {dict(moves)}, "
       f"least waves {least_waves}")
+
+meas, dflt = load(__file__.replace("weight.py", "h100"))
+shares = []
+for n in sorted(meas):
+    pick = c_default(n, n, n, rates)
+    best = max(meas[n].values())
+    shares.append(dflt[n][1] / best if pick == dflt[n][0] else meas[n].get(pick, math.nan) / best)
+print(f"at the 39 sizes: mean share of the best {sum(shares) / len(shares):.3f}, "
+      f"least {min(shares):.3f}")
