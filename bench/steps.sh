@@ -224,6 +224,20 @@ matmul_blocks() {
       --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
   done
 }
+# `matmul_blocks_more`, after device_call: as matmul_blocks, the split counts that the default
+# picks there and matmul_blocks does not run: the 96x96 block in 3, 5 and 6 parts, the 128x64
+# block in 3 and 8 (steps blocks-MWGxNWG-sSPLITS).
+matmul_blocks_more() {
+  local parts
+  for parts in 3 5 6; do
+    variant_step "blocks-96x96-s$parts" main "${blocks_matmul[@]}" \
+      --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
+  done
+  for parts in 3 8; do
+    variant_step "blocks-128x64-s$parts" main "${blocks_matmul[@]}" \
+      --kernel-param "MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1,SPLITS=$parts"
+  done
+}
 # `blocks_versus VARIANT...`, after device_call: the default at matmul_blocks' sizes with main's
 # kernels and each VARIANT's (bundle/kd/VARIANT) in turn, steps versus-main and versus-VARIANT.
 blocks_versus() { # variant...
