@@ -50,7 +50,7 @@ static long groups(const pipe_config *c, const cg_matmul_shape *s) {
  * from 1057 to 3021 on an H100 its full waves ran as fast as the 128x64 block's (median 40.3
  * TFLOP/s each), and at 40 the model kept 128x64 blocks in seven waves at n = 2561 to 2688
  * (32.3 to 36.2 TFLOP/s) over 96x96 blocks in six (36.7 to 40.4), and 32x32 blocks at 449 to
- * 458 over 96x96 in 5 parts: 1.07 to 1.15 times faster at the 22 of those sizes measured. At 41
+ * 458 over 96x96 in 5 parts: 1.07 to 1.16 times faster at the 22 of those sizes measured. At 41
  * it would also take 96x96 blocks at 3841 to 3936, where they ran 0.98 to 1.00 times as fast
  * (bench/RESULTS.md, 2026-12-07). The 32x32 block's rate was not measured at n=4096: its weight
  * is the one that reproduces its lead over 64x64 blocks at 555^3 (13.7 against 11.9 TFLOP/s on
