@@ -77,14 +77,16 @@ versus_big() { # rounds
     for b in old new; do run big-$round $b "${big_preset[@]}"; done
   done
 }
+# The pipelined matmul at its default parameters (the tuning file unread), four runs per size.
+pipelined_default=(matmul --device nvidia --backend cl --variant pipelined --runs 4 --no-tuned
+                   --quiet)
 # `versus_sweep ROUNDS SIZES`, after versus: the pipelined matmul's default at the square SIZES
 # (--sweep-n) as run sweep-ROUND old, then new, ROUNDS times, four runs each.
 versus_sweep() { # rounds sizes
   local round b
   for round in $(seq "$1"); do
     for b in old new; do
-      run "sweep-$round" "$b" matmul --device nvidia --backend cl --variant pipelined --runs 4 \
-        --no-tuned --quiet --sweep-n "$2"
+      run "sweep-$round" "$b" "${pipelined_default[@]}" --sweep-n "$2"
     done
   done
 }
@@ -208,35 +210,32 @@ matmul_targets() {
 blocks_sizes=1057,1070,1125,1245,1249,1357,1367,1409,1442,1537,1540,1547,1609,1616,1628
 blocks_sizes+=,1658,1793,1843,1859,1885,1952,2001,2049,2055,2111,2168,2216,2250,2296,2330,2370
 blocks_sizes+=,2497,2561,2568,2667,2682,2810,2969,3021
-blocks_matmul=(matmul --device nvidia --backend cl --variant pipelined --runs 4 --no-tuned --quiet
-               --sweep-n "$blocks_sizes")
+blocks_matmul=("${pipelined_default[@]}" --sweep-n "$blocks_sizes")
+block_128x64=MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1
+block_96x96=MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1
+# `split_steps BLOCK PARAMS PARTS...`: at matmul_blocks' sizes, the block BLOCK (its
+# --kernel-param PARAMS) split into each count of PARTS, step blocks-BLOCK-sPARTS.
+split_steps() { # block params parts...
+  local block=$1 params=$2 parts
+  shift 2
+  for parts in "$@"; do
+    variant_step "blocks-$block-s$parts" main "${blocks_matmul[@]}" \
+      --kernel-param "$params,SPLITS=$parts"
+  done
+}
 matmul_blocks() {
-  local parts
   variant_step blocks-default main "${blocks_matmul[@]}"
   variant_step blocks-128x128-s1 main "${blocks_matmul[@]}" \
     --kernel-param MWG=128,NWG=128,KWG=8,WM=8,WN=8,VW=4,PAD=1
-  for parts in 1 2 4; do
-    variant_step "blocks-128x64-s$parts" main "${blocks_matmul[@]}" \
-      --kernel-param "MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1,SPLITS=$parts"
-  done
-  for parts in 1 2 4 8; do
-    variant_step "blocks-96x96-s$parts" main "${blocks_matmul[@]}" \
-      --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
-  done
+  split_steps 128x64 "$block_128x64" 1 2 4
+  split_steps 96x96 "$block_96x96" 1 2 4 8
 }
 # `matmul_blocks_more`, after device_call: as matmul_blocks, the split counts that the default
 # picks there and matmul_blocks does not run: the 96x96 block in 3, 5 and 6 parts, the 128x64
 # block in 3 and 8 (steps blocks-MWGxNWG-sSPLITS).
 matmul_blocks_more() {
-  local parts
-  for parts in 3 5 6; do
-    variant_step "blocks-96x96-s$parts" main "${blocks_matmul[@]}" \
-      --kernel-param "MWG=96,NWG=96,KWG=16,WM=6,WN=6,VW=2,PAD=1,SPLITS=$parts"
-  done
-  for parts in 3 8; do
-    variant_step "blocks-128x64-s$parts" main "${blocks_matmul[@]}" \
-      --kernel-param "MWG=128,NWG=64,KWG=16,WM=8,WN=8,VW=4,PAD=1,SPLITS=$parts"
-  done
+  split_steps 96x96 "$block_96x96" 3 5 6
+  split_steps 128x64 "$block_128x64" 3 8
 }
 # `blocks_versus VARIANT...`, after device_call: the default at matmul_blocks' sizes with main's
 # kernels and each VARIANT's (bundle/kd/VARIANT) in turn, steps versus-main and versus-VARIANT.
