@@ -55,8 +55,8 @@ def split_of(b, m, n, k, asked):
     return (blocks, 0, 1, k) if splits <= 1 else (blocks - tail, tail, splits, chunk)
 
 
-def waves(p, m, n, k, b, s):
-    t = split_of(b, m, n, k, s)
+def split_waves(p, t, k):
+    """The model's time of split t (split_of's tuple) in waves of blocks that take all of k."""
     if t[1] == 0:
         return math.ceil(t[0] / U) + p["over"]
     part = math.ceil(t[1] * t[2] / U) * (t[3] + p["s0"]) / (k + p["s0"])
@@ -64,7 +64,8 @@ def waves(p, m, n, k, b, s):
 
 
 def time_us(p, n, b, s):
-    return waves(p, n, n, n, b, s) * 2 * b[0] * b[1] * n * U / (p["rate"][b] * 1e6)
+    waves = split_waves(p, split_of(b, n, n, n, s), n)
+    return waves * 2 * b[0] * b[1] * n * U / (p["rate"][b] * 1e6)
 
 
 def loss(p, meas):
@@ -104,26 +105,26 @@ C_BLOCKS = [((128, 128), 44.0), ((128, 64), 42.0), ((96, 96), 40.0), ((64, 64), 
             ((32, 32), 26.0)]
 
 
-def c_default(m, n, k, rates=None, limit_one_wave=True, gain=1.10, p=None):
-    """The C model (p None) or the fitted one (p: its S0, C0, OVER and rates)."""
-    s0, c0, over = (32.0, 0.05, 0.0) if p is None else (p["s0"], p["c0"], p["over"])
+def c_default(m, n, k, rates=None, limit_one_wave=True, gain=1.10, p=None, split_tail=True):
+    """The C model (p None) or the fitted one (p: its S0, C0, OVER and rates); without split_tail
+    the blocks unsplit, as the mlp products step asks."""
+    q = {"s0": 32.0, "c0": 0.05, "over": 0.0} if p is None else p
     blocks = C_BLOCKS if rates is None else [(b, rates.get(b, r)) for b, r in C_BLOCKS]
     best, best_split = (math.inf, None), (math.inf, None)
     for b, r in blocks:
         area = b[0] * b[1]
-        cost = (math.ceil(groups(b, m, n) / U) + over) * area / r
+        cost = split_waves(q, split_of(b, m, n, k, 1), k) * area / r
         if cost < best[0]:  # on a tie the earlier block, as in C
             best = (cost, (b, 1))
-        if area >= 128 * 128:
+        if not split_tail or area >= 128 * 128:
             continue
         for s in range(2, 17):
             t = split_of(b, m, n, k, s)
             if t[1] == 0 or (limit_one_wave and t[1] * t[2] > U):
                 continue
-            w = (math.ceil(t[0] / U) + math.ceil(t[1] * t[2] / U) * (t[3] + s0) / (k + s0) + c0 +
-                 over)
-            if w * area / r < best_split[0]:
-                best_split = (w * area / r, (b, t[2]))
+            cost = split_waves(q, t, k) * area / r
+            if cost < best_split[0]:
+                best_split = (cost, (b, t[2]))
     return best_split[1] if best_split[1] and best_split[0] * gain <= best[0] else best[1]
 
 

@@ -6,12 +6,13 @@ picks of the model without splits (the mlp products step); and at the 39 sizes o
 share of the best of nine that the picks reached, where all were measured. usage: weight.py W"""
 import collections
 import math
+import os
 import random
 import sys
 
-sys.argv, w96 = sys.argv[:1], float(sys.argv[1])
-exec(open(__file__.replace("weight.py", "fit.py")).read().replace(
-    'if __name__ == "__main__":\n    main()', ""))
+from fit import U, c_default, groups, load
+
+w96 = float(sys.argv[1])
 rates = {(96, 96): w96}
 changed = [n for n in range(1, 8193) if c_default(n, n, n) != c_default(n, n, n, rates)]
 runs, start = [], None
@@ -23,20 +24,15 @@ for i, n in enumerate(changed):
 print(f"square sizes changed: {len(changed)}, {'; '.join(runs)}")
 
 
-def unsplit(m, n, w):
-    best = (math.inf, None)
-    for b, r in C_BLOCKS:
-        cost = math.ceil(groups(b, m, n) / U) * b[0] * b[1] / (w if b == (96, 96) else r)
-        if cost < best[0]:  # on a tie the earlier block, as in C
-            best = (cost, b)
-    return best[1]
+def unsplit(m, n, r):
+    return c_default(m, n, 1, r, split_tail=False)[0]
 
 
 rng, moves, least_waves = random.Random(1), collections.Counter(), math.inf
 for _ in range(200000):
     m = int(math.exp(rng.uniform(math.log(8), math.log(8192))))
     n = int(math.exp(rng.uniform(0, math.log(8192))))
-    a, b = unsplit(m, n, 40.0), unsplit(m, n, w96)
+    a, b = unsplit(m, n, None), unsplit(m, n, rates)
     if a != b:
         moves[(a, b)] += 1
         least_waves = min(least_waves, math.ceil(groups(a, m, n) / U),
@@ -44,7 +40,7 @@ for _ in range(200000):
 print(f"products without splits changed: {sum(moves.values())} of 200000, {dict(moves)}, "
       f"least waves {least_waves}")
 
-meas, dflt = load(__file__.replace("weight.py", "h100"))
+meas, dflt = load(os.path.join(os.path.dirname(os.path.abspath(__file__)), "h100"))
 shares = []
 for n in sorted(meas):
     pick = c_default(n, n, n, rates)
