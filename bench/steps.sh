@@ -201,6 +201,18 @@ matmul_targets() {
   step matmul-777x1333x555 120 "${clgauge[@]}" "${mm[@]}" --n 555 --m 777 --k 1333 \
     --json "$o/matmul-777x1333x555.json"
 }
+# `tune_check N BUDGET SIZES`, after device_call: clgauge tune of the pipelined matmul at n=N
+# within BUDGET seconds into its own tuning file (step tune-nN), then at the square SIZES (--sweep-n)
+# the pipelined matmul with that file (tuned-nN) and without (untuned-nN), four runs each.
+tune_check() { # n budget sizes
+  local f=$o/tuning-n$1.json
+  step "tune-n$1" $(( $2 + 90 )) "${clgauge[@]}" tune --device nvidia --workload matmul \
+    --variant pipelined --set "n=$1" --budget-s "$2" --tuning-file "$f"
+  step "tuned-n$1" 120 "${clgauge[@]}" matmul --device nvidia --backend cl --variant pipelined \
+    --runs 4 --quiet --tuning-file "$f" --sweep-n "$3" --json "$o/tuned-n$1.json"
+  step "untuned-n$1" 120 "${clgauge[@]}" "${pipelined_default[@]}" --sweep-n "$3" \
+    --json "$o/untuned-n$1.json"
+}
 # `matmul_blocks`, after device_call: the pipelined matmul's blocks and splits at 39 square sizes,
 # to hold the default's model of waves (src/backends/cl/matmul_pipelined.c) against: 32 sizes
 # drawn from 1024 to 3072 (Python's random.Random(20261207).sample) and the sizes n+1 of the

@@ -290,6 +290,52 @@ START_TEST(test_pipelined_split) {
 }
 END_TEST
 
+/* A tuned SPLITS (clgauge tune) for 128x64 blocks on 132 compute units: 8 parts at n = 1843 and
+ * 1900 (a tail of 39 and 51 blocks after three whole waves, 312 and 408 parts, which the model
+ * puts at 3.5 and 3.6 waves against 4 unsplit); none at 2048 and 2000 (116 and 112 blocks, whose
+ * 8 parts would take 4.2 waves) nor at 1300 with 16 parts of k = 64 or less; unsplit where the
+ * blocks fill their waves (1408x768: 132 blocks) or SPLITS is 1; k short of two slices: one
+ * part. Over a grid of devices and shapes: unsplit exactly where SPLITS is 1, the blocks fill
+ * their waves or k is one slice, else held in 2 to SPLITS parts or refused, both seen. */
+START_TEST(test_pipelined_tuned_split) {
+  static const int block[CG_CL_PIPELINED_NPARAMS] = {128, 64, 16, 8, 8, 4, 1};
+  static const struct {
+    long m, n, k;
+    int splits, parts;
+  } h100[] = {{1843, 1843, 1843, 8, 8}, {1900, 1900, 1900, 8, 8}, {2048, 2048, 2048, 8, 0},
+              {2000, 2000, 2000, 8, 0}, {1300, 1300, 1300, 8, 8}, {1300, 1300, 1000, 16, 0},
+              {1408, 768, 999, 8, 1},   {1843, 1843, 1843, 1, 1}, {1843, 1843, 16, 8, 1}};
+  cg_device_info info;
+  memset(&info, 0, sizeof info);
+  info.type = CL_DEVICE_TYPE_GPU;
+  info.compute_units = 132;
+  for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
+    const cg_matmul_shape s = {.m = h100[i].m, .n = h100[i].n, .k = h100[i].k};
+    const int parts = cg_cl_pipelined_tuned_splits(&info, &s, block, h100[i].splits);
+    ck_assert_msg(parts == h100[i].parts, "%dx%dx%d, SPLITS=%d: %d parts, not %d", s.m, s.n,
+                  s.k, h100[i].splits, parts, h100[i].parts);
+  }
+  static const unsigned units[] = {1, 2, 7, 132};
+  static const long sizes[] = {1, 16, 17, 97, 383, 1000, 1057, 2047};
+  int held = 0, refused = 0;
+  for (size_t u = 0; u < sizeof units / sizeof units[0]; ++u)
+    for (size_t a = 0; a < sizeof sizes / sizeof sizes[0]; ++a)
+      for (int splits = 1; splits <= 64; splits *= 2) {
+        info.compute_units = units[u];
+        const cg_matmul_shape s = {.m = sizes[a], .n = 2 * sizes[a] + 1, .k = sizes[a]};
+        const int parts = cg_cl_pipelined_tuned_splits(&info, &s, block, splits);
+        const bool unsplit =
+            splits == 1 || blocks_of(s.m, s.n, 128, 64) % units[u] == 0 || s.k <= 16;
+        ck_assert_msg(unsplit ? parts == 1 : parts == 0 || (parts >= 2 && parts <= splits),
+                      "%dx%dx%d on %u units, SPLITS=%d: %d parts", s.m, s.n, s.k, units[u],
+                      splits, parts);
+        held += parts >= 2;
+        refused += parts == 0;
+      }
+  ck_assert_msg(held > 0 && refused > 0, "%d splits held, %d refused", held, refused);
+}
+END_TEST
+
 /* ---- the fused mlp's columns per work-group of launch R (RC) ---- */
 
 enum { H100_UNITS = 132 }; /* the made-up GPU's compute units */
@@ -518,6 +564,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, test_row_width);
   tcase_add_test(tc, test_pipelined_block);
   tcase_add_test(tc, test_pipelined_split);
+  tcase_add_test(tc, test_pipelined_tuned_split);
   tcase_add_test(tc, test_fused_reduce_columns);
   tcase_add_test(tc, test_fused_b_rows);
   tcase_add_test(tc, test_fused_strategy_rule);

@@ -1,8 +1,10 @@
 /* Check suite of tuning: the size classes; the tuning file written and read back, and refused
  * when malformed, of another schema or with bad entries; the search on every device (the best no
- * slower than the defaults in the same search, every setting it keeps one of the space's); and
- * the engine applying an entry (origin tuned), the command line winning over it, and other size
- * classes, devices and variants left at their defaults. CLBlast's Xgemm parameters: CLBlast's
+ * slower than the defaults in the same search, every setting it keeps one of the space's, a
+ * shape-bound value kept only where the implementation would not choose it); and the engine
+ * applying an entry (origin tuned), the command line winning over it, other size classes,
+ * devices and variants left at their defaults, and a tuned matmul split used only where the
+ * shape leaves a tail and the model holds it. CLBlast's Xgemm parameters: CLBlast's
  * tuner's JSON read (a fixture the tuner wrote on PoCL) and refused when it is not one, an entry
  * of them through the tuning file, the engine applying them to clblast records (origin tuned,
  * still verified) and refusing an untuned record after them in the same process, and the tuner
@@ -236,15 +238,16 @@ static cg_tuning_entry entry_on(const cg_device_info *info, const char *workload
   return e;
 }
 
-/* The job's one record of that backend on the device, with a tuning file and command-line
- * overrides (each may be NULL): its status, its kernel configuration and its reason; an ok record
- * verified. */
-static cg_status one_record(const cg_job *job, const char *backend, const cg_device_info *info,
-                            const cg_tuning *tuning, const cg_kernel_overrides *overrides,
-                            cg_kernel_config *ran, char *reason, size_t reason_size) {
-  const char *const backends[] = {backend, NULL};
-  const cg_selection sel = {.backends = backends, .seed = cg_test_seed(), .overrides = overrides,
-                            .tuning = tuning};
+/* The job's one record of that backend (and variant, where not NULL) on the device, with a
+ * tuning file and command-line overrides (each may be NULL): its status, its kernel configuration
+ * and its reason; an ok record verified. */
+static cg_status variant_record(const cg_job *job, const char *backend, const char *variant,
+                                const cg_device_info *info, const cg_tuning *tuning,
+                                const cg_kernel_overrides *overrides, cg_kernel_config *ran,
+                                char *reason, size_t reason_size) {
+  const char *const backends[] = {backend, NULL}, *const variants[] = {variant, NULL};
+  const cg_selection sel = {.backends = backends, .variants = variant ? variants : NULL,
+                            .seed = cg_test_seed(), .overrides = overrides, .tuning = tuning};
   cg_report report;
   cg_report_init(&report, 0, NULL);
   cg_error err = {0};
@@ -259,6 +262,12 @@ static cg_status one_record(const cg_job *job, const char *backend, const cg_dev
     ck_assert_msg(r->verify_error <= r->verify_tolerance, "rel err %g", r->verify_error);
   cg_report_free(&report);
   return status;
+}
+
+static cg_status one_record(const cg_job *job, const char *backend, const cg_device_info *info,
+                            const cg_tuning *tuning, const cg_kernel_overrides *overrides,
+                            cg_kernel_config *ran, char *reason, size_t reason_size) {
+  return variant_record(job, backend, NULL, info, tuning, overrides, ran, reason, reason_size);
 }
 
 /* The kernel parameter a record of saxpy's cl backend ran with, and its origin; its compile
@@ -285,6 +294,51 @@ static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
     }
   return wg;
 }
+
+/* The search of the pipelined matmul, which also tries SPLITS (shape-bound): the entry holds
+ * SPLITS only where the implementation, given the entry's other parameters, would not choose
+ * that value by itself (checked by running them without it). A short search: the defaults, a few
+ * candidates and the confirmation. */
+START_TEST(test_search_shape_bound) {
+  cg_device_list list;
+  const cg_device_info *info = cg_test_device_at(&list, _i);
+  cg_job job;
+  cg_job_init(&job, cg_workload_find("matmul"));
+  cg_error err = {0};
+  ck_assert_int_eq(cg_params_set(&job.params, "n", 48, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "m", 16, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "k", 300, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "runs", 3, &err), CG_OK);
+  const cg_selection sel = {.seed = cg_test_seed()};
+  cg_tuning_entry e;
+  const cg_rc rc = cg_tune_variant(&job, &sel, info, "cl", "pipelined", 4, NULL, NULL, &e, &err);
+  ck_assert_msg(rc == CG_OK, "%s: %s", info->name, err.msg);
+  cg_kernel_overrides rest = {0};
+  int splits = 0;
+  for (int i = 0; i < e.params.count; ++i) {
+    if (strcmp(e.params.items[i].name, "SPLITS") == 0)
+      splits = e.params.items[i].value;
+    else
+      ck_assert_int_eq(cg_kernel_overrides_add(&rest, e.params.items[i].name,
+                                               e.params.items[i].value, CG_ORIGIN_OVERRIDE, &err),
+                       CG_OK);
+  }
+  ck_assert_msg(rest.count >= 2, "%d parameters besides SPLITS", rest.count);
+  if (splits > 0) {
+    cg_kernel_config ran;
+    char why[1024];
+    ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
+    ck_assert_msg(variant_record(&job, "cl", "pipelined", info, NULL, &rest, &ran, why,
+                                 sizeof why) == CG_STATUS_OK,
+                  "%s", why);
+    for (int p = 0; p < ran.nparams; ++p)
+      if (strcmp(ran.params[p].name, "SPLITS") == 0)
+        ck_assert_msg(ran.params[p].value != splits,
+                      "SPLITS=%d kept, the implementation's own choice", splits);
+  }
+  cg_device_list_free(&list);
+}
+END_TEST
 
 START_TEST(test_engine_applies) {
   cg_device_list list;
@@ -349,6 +403,90 @@ START_TEST(test_engine_applies) {
 }
 END_TEST
 
+
+/* The pipelined matmul record of m x k times k x n, with a tuning entry for its size class of
+ * 16x16 blocks (4x4 work-items: every device takes them) and SPLITS=splits (none where splits is
+ * 0) and the command line's overrides (NULL for none): the parameter `name` it ran with and its
+ * origin, and its compile warning. */
+static int pipelined_param(const cg_device_info *info, int m, int n, int k, int splits,
+                           const char *cli, const char *name, cg_origin *origin, char *warning,
+                           size_t size) {
+  cg_job job;
+  cg_job_init(&job, cg_workload_find("matmul"));
+  cg_error err = {0};
+  ck_assert_int_eq(cg_params_set(&job.params, "n", n, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "m", m, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "k", k, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
+  cg_tuning t = {0};
+  if (splits > 0) {
+    cg_tuning_entry e = entry_on(info, "matmul", "cl", "pipelined");
+    e.size_class = cg_size_class(job.workload->flops_per_iter(&job.params));
+    ck_assert_int_eq(cg_kernel_overrides_add(&e.params, "MWG", 16, CG_ORIGIN_TUNED, &err), CG_OK);
+    ck_assert_int_eq(cg_kernel_overrides_add(&e.params, "NWG", 16, CG_ORIGIN_TUNED, &err), CG_OK);
+    ck_assert_int_eq(cg_kernel_overrides_add(&e.params, "SPLITS", splits, CG_ORIGIN_TUNED, &err),
+                     CG_OK);
+    ck_assert_int_eq(cg_tuning_put(&t, &e, &err), CG_OK);
+  }
+  cg_kernel_overrides o = {0};
+  if (cli) ck_assert_int_eq(cg_kernel_overrides_parse(&o, cli, &err), CG_OK);
+  cg_kernel_config ran;
+  char reason[1024];
+  ck_assert_msg(variant_record(&job, "cl", "pipelined", info, &t, cli ? &o : NULL, &ran, reason,
+                               sizeof reason) == CG_STATUS_OK,
+                "%dx%dx%d, SPLITS=%d: %s", m, k, n, splits, reason);
+  cg_tuning_free(&t);
+  if (warning) snprintf(warning, size, "%s", reason);
+  for (int p = 0; p < ran.nparams; ++p)
+    if (strcmp(ran.params[p].name, name) == 0) {
+      *origin = ran.params[p].origin;
+      return ran.params[p].value;
+    }
+  ck_abort_msg("%s not in the record", name);
+  return -1;
+}
+
+/* A tuned SPLITS (the parts each block of the last wave takes) on every device, with tuned 16x16
+ * blocks: where the shape leaves a tail (one block past a wave of one per compute unit) and the
+ * model holds the split, its parts ran (origin tuned, TAIL 1, verified); where the blocks fill
+ * their waves, unsplit (fallback); where the model would take longer with the parts than without
+ * (16 parts of 16 of k for a tail of all but one compute unit's blocks), the default split, with
+ * a warning naming the tuned value; SPLITS=1 tuned runs unsplit (tuned); the command line wins. */
+START_TEST(test_tuned_split) {
+  cg_device_list list;
+  const cg_device_info *info = cg_test_device_at(&list, _i);
+  const int units = (int)cg_device_units(info);
+  cg_origin origin = CG_ORIGIN_DEFAULT;
+  char warning[1024];
+  const int n_tail = 16 * (units + 1), n_full = 32 * units, n_near = 16 * (2 * units - 1);
+  if (units >= 2) {
+    ck_assert_int_eq(pipelined_param(info, 16, n_tail, 600, 3, NULL, "SPLITS", &origin, NULL, 0),
+                     3);
+    ck_assert_int_eq(origin, CG_ORIGIN_TUNED);
+    ck_assert_int_eq(pipelined_param(info, 16, n_tail, 600, 3, NULL, "TAIL", &origin, NULL, 0),
+                     1);
+    ck_assert_int_eq(pipelined_param(info, 16, n_near, 256, 16, NULL, "SPLITS", &origin,
+                                     warning, sizeof warning),
+                     1);
+    ck_assert_int_eq(origin, CG_ORIGIN_DEFAULT);
+    ck_assert_msg(strstr(warning, "tuned SPLITS=16") && strstr(warning, "the default split ran"),
+                  "warning: '%s'", warning);
+    ck_assert_int_eq(pipelined_param(info, 16, n_tail, 600, 1, NULL, "SPLITS", &origin, NULL, 0),
+                     1);
+    ck_assert_int_eq(origin, CG_ORIGIN_TUNED);
+    ck_assert_int_eq(pipelined_param(info, 16, n_tail, 600, 3, "SPLITS=2", "SPLITS", &origin,
+                                     NULL, 0),
+                     2);
+    ck_assert_int_eq(origin, CG_ORIGIN_OVERRIDE);
+  }
+  ck_assert_int_eq(pipelined_param(info, 16, n_full, 600, 3, NULL, "SPLITS", &origin, NULL, 0),
+                   1);
+  ck_assert_int_eq(origin, CG_ORIGIN_FALLBACK);
+  ck_assert_int_eq(pipelined_param(info, 16, n_full, 600, 3, NULL, "MWG", &origin, NULL, 0), 16);
+  ck_assert_int_eq(origin, CG_ORIGIN_TUNED);
+  cg_device_list_free(&list);
+}
+END_TEST
 
 /* ---- CLBlast's Xgemm parameters ---- */
 
@@ -572,6 +710,16 @@ START_TEST(test_spaces_well_formed) {
       }
     }
   ck_assert_int_ge(spaces, 4);
+  /* a shape-bound parameter is one the implementation's spaces search */
+  int bound = 0;
+  for (const cg_impl *const *i = cg_impl_all(); *i; ++i)
+    for (const char *const *name = (*i)->shape_bound; name && *name; ++name, ++bound) {
+      bool searched = false;
+      for (const cg_tune_space *t = (*i)->tune_spaces; t && t->variant; ++t)
+        for (int a = 0; a < t->naxes; ++a) searched |= strcmp(t->axes[a].name, *name) == 0;
+      ck_assert_msg(searched, "%s: shape-bound %s is not searched", (*i)->workload, *name);
+    }
+  ck_assert_int_ge(bound, 1);
 }
 END_TEST
 
@@ -590,7 +738,9 @@ static Suite *tune_suite(void) {
     TCase *dev = tcase_create("devices");
     tcase_set_timeout(dev, 120);
     tcase_add_loop_test(dev, test_search, 0, devices);
+    tcase_add_loop_test(dev, test_search_shape_bound, 0, devices);
     tcase_add_loop_test(dev, test_engine_applies, 0, devices);
+    tcase_add_loop_test(dev, test_tuned_split, 0, devices);
     tcase_add_loop_test(dev, test_xgemm_applied, 0, devices);
     tcase_add_test(dev, test_xgemm_tuner_run);
     suite_add_tcase(s, dev);

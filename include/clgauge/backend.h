@@ -122,6 +122,12 @@ typedef struct cg_impl {
   const char *const *kernel_params; /* the names --kernel-param may set (NULL-terminated), or
                                        NULL for none */
   const cg_tune_space *tune_spaces; /* per variant, ended by a NULL variant; NULL: none */
+  /* Of the tuned parameters, those whose best value follows the tuned shape rather than its size
+   * class (the parts of a matmul's last wave, whose blocks the class's shapes leave in any
+   * number), NULL-terminated, or NULL: a tuning entry keeps such a value only where it differs
+   * from what the implementation chooses by itself with the rest of the best setting, so that
+   * the class's other shapes keep that choice. */
+  const char *const *shape_bound;
   /* Why a variant cannot run in one of the modes (NULL when it can); a NULL function: every
    * variant runs every mode the implementation runs. Such a pair is left out of a run unless
    * the variant was named with --variant, and then its record is `unsupported` with the reason. */

@@ -18,9 +18,11 @@ typedef void (*cg_tune_progress_fn)(void *ctx, const char *variant, int index, i
  * first, then one parameter at a time over its candidate values with the others at the best so
  * far, pass after pass until a pass finds nothing better or budget_s seconds have gone (checked
  * between candidates); then the best and the defaults once more, the best kept only if it still
- * beats them (each setting's figure is the faster of its two). Each candidate is a full engine record, verified against the reference:
- * one that fails, does not verify, or does not fit the device is skipped. On success *out holds
- * the best (CG_UNSUPPORTED when no candidate ran). sel's backends and variants are ignored. */
+ * beats them (each setting's figure is the faster of its two). Each candidate is a full engine
+ * record, verified against the reference: one that fails, does not verify, or does not fit the
+ * device is skipped. On success *out holds the best (CG_UNSUPPORTED when no candidate ran),
+ * less a shape-bound parameter (cg_impl.shape_bound) where the implementation chooses its value
+ * by itself with the rest of the best setting. sel's backends and variants are ignored. */
 cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
                       const char *backend, const char *variant, double budget_s,
                       cg_tune_progress_fn progress, void *ctx, cg_tuning_entry *out,

@@ -44,6 +44,16 @@ static bool was_tried(const search *s, const setting *st) {
   return false;
 }
 
+/* The setting with its shape-bound axes left to the implementation (cg_impl.shape_bound). */
+static setting without_shape_bound(const cg_impl *impl, const cg_tune_space *space,
+                                   const setting *st) {
+  setting loose = *st;
+  for (int a = 0; a < space->naxes; ++a)
+    if (impl->shape_bound && cg_variant_index(impl->shape_bound, space->axes[a].name) >= 0)
+      loose.v[a] = UNSET;
+  return loose;
+}
+
 double cg_tune_run_once(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
                         const char *backend, const char *variant,
                         const cg_kernel_overrides *overrides, cg_kernel_config *ran, char *why,
@@ -181,7 +191,11 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
         const double ms = measure(s, &cand, &chosen, why, sizeof why);
         ++candidates;
         ++index;
-        if (isfinite(ms) && (!isfinite(best_ms) || ms < best_ms)) {
+        /* Run as the best itself: the implementation could not take the value at this shape
+         * (SPLITS where the blocks fill their waves or k holds fewer slices), and the axis's
+         * later values, larger, fall back alike. Nor is it a new figure for the best. */
+        const bool ran_as_best = isfinite(ms) && memcmp(&chosen, &best, sizeof best) == 0;
+        if (!ran_as_best && isfinite(ms) && (!isfinite(best_ms) || ms < best_ms)) {
           best_ms = ms;
           best = chosen;
           improved = true;
@@ -191,6 +205,7 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
           overrides_of(s, &cand, &o);
           progress(ctx, variant, index, planned, &o, ms, why, best_ms);
         }
+        if (ran_as_best) break;
       }
     }
     if (!improved) break;
@@ -200,23 +215,38 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
 done:
   CG_CHECK(isfinite(best_ms), CG_UNSUPPORTED, "no setting of %s/%s ran (the last: %s)", backend,
            variant, why);
+  /* The entry's setting: the best, less the shape-bound axes where the implementation picks
+   * their values by itself (cg_impl.shape_bound). */
+  const setting loose = without_shape_bound(impl, space, &best);
+  setting kept = best;
+  /* the defaults' own choice: with the rest of their values it is chosen again */
+  if (memcmp(&best, &defaults, sizeof best) == 0) kept = loose;
   /* A winner by a noisy margin is confirmed: the defaults and the best run once more, each
-   * keeping its faster figure, and the best stands only if it still beats the defaults. */
+   * keeping its faster figure, and the best stands only if it still beats the defaults. The best
+   * runs first without its shape-bound values, which stay out of the entry where the
+   * implementation chose them by itself; it runs again with them where it did not. */
   if (isfinite(default_ms) && memcmp(&best, &defaults, sizeof best) != 0) {
     setting again;
     const double d2 = measure(s, &defaults, &again, why, sizeof why);
-    const double b2 = measure(s, &best, &again, why, sizeof why);
+    double b2 = measure(s, &loose, &again, why, sizeof why);
     candidates += 2;
+    if (memcmp(&again, &best, sizeof best) == 0) {
+      kept = loose;
+    } else {
+      b2 = measure(s, &best, &again, why, sizeof why);
+      ++candidates;
+    }
     if (isfinite(d2) && d2 < default_ms) default_ms = d2;
     if (isfinite(b2) && b2 < best_ms) best_ms = b2;
     if (!(best_ms < default_ms)) {
       best = defaults;
       best_ms = default_ms;
+      kept = without_shape_bound(impl, space, &defaults);
     }
   }
   cg_tune_entry_key(job, device, backend, variant, out);
   cg_kernel_overrides o;
-  overrides_of(s, &best, &o);
+  overrides_of(s, &kept, &o);
   for (int i = 0; i < o.count; ++i) o.items[i].origin = CG_ORIGIN_TUNED;
   out->params = o;
   out->best_ms = best_ms;

@@ -182,16 +182,19 @@ cleanup:
 static const char *const cl_matmul_params[] = {"TS", "MWG", "NWG", "KWG",    "WM",   "WN",
                                                 "VW", "PAD", "SPLITS", "TAIL", NULL};
 /* The work-group edge of naive, tiled and regblock (x4 outputs per work-item for regblock); the
- * block of C, k-slice, outputs per work-item, vector width and padding of pipelined (whose
- * SPLITS and TAIL follow from the block and the shape, and are not searched). */
+ * block of C, k-slice, outputs per work-item, vector width and padding of pipelined, and the
+ * parts its last wave's blocks split into (SPLITS, bound to the shape: the class's other shapes
+ * leave other tails; TAIL is the shape's and is not searched). */
+static const char *const cl_matmul_shape_bound[] = {"SPLITS", NULL};
 static const cg_tune_space cl_matmul_tune[] = {
     {"tiled", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
     {"regblock", NULL, 1, {{"TS", 4, {4, 8, 16, 32}}}},
     {"pipelined",
      NULL,
-     7,
+     8,
      {{"MWG", 4, {32, 64, 96, 128}},
       {"NWG", 4, {32, 64, 96, 128}},
+      {"SPLITS", 7, {1, 2, 3, 4, 6, 8, 16}}, /* with the block: it decides the last wave */
       {"KWG", 3, {8, 16, 32}},
       {"WM", 3, {4, 6, 8}},
       {"WN", 3, {4, 6, 8}},
@@ -206,6 +209,7 @@ const cg_impl cg_cl_matmul = {
     .variants = cl_variants,
     .kernel_params = cl_matmul_params,
     .tune_spaces = cl_matmul_tune,
+    .shape_bound = cl_matmul_shape_bound,
     .prepare = cl_matmul_prepare,
     .upload = cg_cl_matmul_upload,
     .enqueue = cg_cl_matmul_enqueue,

@@ -72,13 +72,6 @@ static long waves(const pipe_config *c, const cg_matmul_shape *s, long units) {
   return (groups(c, s) + units - 1) / units;
 }
 
-/* The share of the work-groups' slots in its waves that hold elements of C: 1 when the blocks
- * tile C exactly in whole waves. */
-static double wave_efficiency(const pipe_config *c, const cg_matmul_shape *s, long units) {
-  const double slots = (double)waves(c, s, units) * (double)units * c->v[P_MWG] * c->v[P_NWG];
-  return (double)s->m * (double)s->n / slots;
-}
-
 /* The split of a product's tail along k. Where a product's blocks fill its last wave only in
  * part, the compute units left idle wait a whole wave: at n=1057, 96x96 blocks make 144
  * work-groups for an H100's 132 compute units, and none of the five blocks above ran faster than
@@ -135,6 +128,35 @@ static double split_waves(const tail_split *t, const cg_matmul_shape *s, long un
   if (t->tail == 0) return whole;
   const double part_waves = (double)((t->tail * t->splits + units - 1) / units);
   return whole + part_waves * (t->k_chunk + SPLIT_START_K) / (s->k + SPLIT_START_K) + SPLIT_COST;
+}
+
+/* The share of the work-groups' slots in the model's waves of blocks c split as t that hold
+ * elements of C: 1 when the blocks tile C exactly in whole waves, unsplit. */
+static double wave_efficiency(const pipe_config *c, const tail_split *t, const cg_matmul_shape *s,
+                              long units) {
+  const double slots = split_waves(t, s, units) * (double)units * c->v[P_MWG] * c->v[P_NWG];
+  return (double)s->m * (double)s->n / slots;
+}
+
+/* A tuned SPLITS (clgauge tune) for blocks c at shape s: the tail split into `splits` parts
+ * where the shape leaves a tail and the model does not put the split behind none; unsplit where
+ * it leaves none or `splits` is 1. A size class holds shapes whose tails take any share of a
+ * wave, and parts tuned for a few blocks could take longer than the wave they replace on a
+ * nearly full one: there *held is false and the caller runs its default split. */
+static tail_split tuned_split(const pipe_config *c, const cg_matmul_shape *s, long units,
+                              int splits, bool *held) {
+  const tail_split none = no_split(c, s), t = split_of(c, s, units, splits, 0);
+  *held = t.tail == 0 || split_waves(&t, s, units) <= split_waves(&none, s, units);
+  return *held ? t : none;
+}
+
+int cg_cl_pipelined_tuned_splits(const cg_device_info *info, const cg_matmul_shape *shape,
+                                 const int values[CG_CL_PIPELINED_NPARAMS], int splits) {
+  pipe_config c;
+  memcpy(c.v, values, sizeof c.v);
+  bool held = false;
+  const tail_split t = tuned_split(&c, shape, (long)cg_device_units(info), splits, &held);
+  return held ? t.splits : 0;
 }
 
 /* Of the splits into up to MAX_SPLITS parts whose parts fit the one wave they replace, the one
@@ -363,41 +385,69 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
     tuned |= c.origin[i] == CG_ORIGIN_TUNED;
     overridden_block |= (i == P_MWG || i == P_NWG) && c.origin[i] == CG_ORIGIN_OVERRIDE;
   }
+  /* The tail's split: the model's for its own block, as --kernel-param SPLITS (and TAIL) ask,
+   * or a tuned SPLITS where the model holds it at this shape (tuned_split) */
+  cg_origin split_origin = CG_ORIGIN_DEFAULT, tail_origin = CG_ORIGIN_DEFAULT;
+  const int splits_asked =
+      split_tail ? cg_kernel_override(env->overrides, "SPLITS", 1, &split_origin) : 1;
+  int tail_asked = split_tail ? cg_kernel_override(env->overrides, "TAIL", 0, &tail_origin) : 0;
+  if (tail_origin == CG_ORIGIN_TUNED) { /* not searched: the tail is the shape's */
+    tail_asked = 0;
+    tail_origin = CG_ORIGIN_DEFAULT;
+  }
+  const bool split_given = split_origin == CG_ORIGIN_OVERRIDE;
+  bool split_tuned = split_origin == CG_ORIGIN_TUNED;
+  CG_CHECK(!(split_given || split_tuned) || (splits_asked >= 1 && splits_asked <= SPLITS_LIMIT),
+           CG_BAD_INPUT, "%s SPLITS=%d: the parts each split block takes must be 1..%d",
+           split_given ? "--kernel-param" : "tuned", splits_asked, (int)SPLITS_LIMIT);
+  CG_CHECK(tail_origin != CG_ORIGIN_OVERRIDE || (split_given && tail_asked >= 1), CG_BAD_INPUT,
+           "--kernel-param TAIL=%d: the blocks split must be at least 1, with SPLITS given",
+           tail_asked);
   const long units = (long)cg_device_units(info);
+  char line[256];
+  if (split_tuned) {
+    bool held = true;
+    const tail_split t = tuned_split(&c, &mm->shape, units, splits_asked, &held);
+    if (!held) {
+      snprintf(line, sizeof line,
+               "the tuned SPLITS=%d would split %ld blocks of %dx%d into %ld parts at this shape, "
+               "slower by the model than none: the default split ran",
+               splits_asked, groups(&c, &mm->shape) % units, c.v[P_MWG], c.v[P_NWG],
+               groups(&c, &mm->shape) % units * (long)splits_asked);
+      cg_backend_warn(env, line);
+      split_tuned = false;
+      split_origin = CG_ORIGIN_DEFAULT;
+    } else {
+      tuned = true;
+      split = t;
+    }
+  }
+  if (!split_tuned)
+    split = memcmp(c.v, own.v, sizeof c.v) == 0 ? own_split : no_split(&c, &mm->shape);
+  /* the tuned setting's share of its waves, split as it would run, against the default's */
+  const double tuned_share = wave_efficiency(&c, &split, &mm->shape, units),
+               own_share = wave_efficiency(&own, &own_split, &mm->shape, units);
   if (tuned && !overridden_block && !cg_device_is_cpu(info) &&
-      wave_efficiency(&c, &mm->shape, units) <
-          TUNED_WAVE_SHARE * wave_efficiency(&own, &mm->shape, units)) {
-    char line[256];
+      tuned_share < TUNED_WAVE_SHARE * own_share) {
     snprintf(line, sizeof line,
-             "the tuned block %dx%d would fill %.0f%% of its waves at this shape, the default "
+             "the tuned block %dx%d%s would fill %.0f%% of its waves at this shape, the default "
              "%dx%d %.0f%%: the default parameters ran",
-             c.v[P_MWG], c.v[P_NWG], 100 * wave_efficiency(&c, &mm->shape, units),
-             own.v[P_MWG], own.v[P_NWG], 100 * wave_efficiency(&own, &mm->shape, units));
+             c.v[P_MWG], c.v[P_NWG], split_tuned ? " and SPLITS" : "", 100 * tuned_share,
+             own.v[P_MWG], own.v[P_NWG], 100 * own_share);
     cg_backend_warn(env, line);
     for (int i = 0; i < P_COUNT; ++i)
       if (c.origin[i] == CG_ORIGIN_TUNED) {
         c.v[i] = own.v[i];
         c.origin[i] = CG_ORIGIN_DEFAULT;
       }
+    if (split_tuned) split_origin = CG_ORIGIN_DEFAULT;
+    split_tuned = false;
   }
   agree_with_overrides(&c);
   dflt = c;
   char given[160], why[200];
   overrides_text(&c, given, sizeof given);
   CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
-  /* The tail's split: the model's for its own block, or as --kernel-param SPLITS (and TAIL) ask */
-  cg_origin split_origin = CG_ORIGIN_DEFAULT, tail_origin = CG_ORIGIN_DEFAULT;
-  const int splits_asked =
-      split_tail ? cg_kernel_override(env->overrides, "SPLITS", 1, &split_origin) : 1;
-  const int tail_asked =
-      split_tail ? cg_kernel_override(env->overrides, "TAIL", 0, &tail_origin) : 0;
-  const bool split_given = split_origin == CG_ORIGIN_OVERRIDE;
-  CG_CHECK(!split_given || (splits_asked >= 1 && splits_asked <= SPLITS_LIMIT), CG_BAD_INPUT,
-           "--kernel-param SPLITS=%d: the parts each split block takes must be 1..%d",
-           splits_asked, (int)SPLITS_LIMIT);
-  CG_CHECK(tail_origin != CG_ORIGIN_OVERRIDE || (split_given && tail_asked >= 1), CG_BAD_INPUT,
-           "--kernel-param TAIL=%d: the blocks split must be at least 1, with SPLITS given",
-           tail_asked);
   cg_cl_group_limits lim = dev;
   for (;;) {
     while (!fits(&c, &lim))
@@ -407,12 +457,16 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
                given[0] ? "--kernel-param " : "", given, given[0] ? ": " : "", threads_n(&c),
                threads_m(&c), (unsigned long long)tile_bytes(&c), lim.items, lim.dim[0],
                lim.dim[1], (unsigned long long)lim.local_mem);
-    if (split_given)
+    if (split_given) {
       split = split_of(&c, &mm->shape, units, splits_asked, tail_asked);
-    else if (memcmp(c.v, own.v, sizeof c.v) == 0)
+    } else if (split_tuned) {
+      bool held; /* where a fallback block does not hold it: unsplit, a fallback */
+      split = tuned_split(&c, &mm->shape, units, splits_asked, &held);
+    } else if (memcmp(c.v, own.v, sizeof c.v) == 0) {
       split = own_split;
-    else
+    } else {
       split = no_split(&c, &mm->shape);
+    }
     int len = 0;
     for (int i = 0; i < P_COUNT; ++i)
       len += snprintf(config->build_options + len, sizeof config->build_options - (size_t)len,
@@ -443,8 +497,10 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
   mm->global[0] = (size_t)((mm->shape.n + c.v[P_NWG] - 1) / c.v[P_NWG]) * mm->local[0];
   mm->global[1] = (size_t)((mm->shape.m + c.v[P_MWG] - 1) / c.v[P_MWG]) * mm->local[1];
   if (split_tail) {
-    /* an override that cannot split here (no tail, or k too short) ran as it could */
-    if (split_given && split.splits != splits_asked) split_origin = CG_ORIGIN_FALLBACK;
+    /* an override or a tuned value that cannot split here (no tail, or k too short) ran as it
+     * could */
+    if ((split_given || split_tuned) && split.splits != splits_asked)
+      split_origin = CG_ORIGIN_FALLBACK;
     if (tail_origin == CG_ORIGIN_OVERRIDE && split.tail != tail_asked)
       tail_origin = CG_ORIGIN_FALLBACK;
     cg_kernel_config_set(config, "SPLITS", split.splits, split_origin);

@@ -30,4 +30,11 @@ enum { CG_CL_PIPELINED_NPARAMS = 7 };
 void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *shape,
                              bool split_tail, int values[CG_CL_PIPELINED_NPARAMS], int *splits);
 
+/* The parts each of the tail's blocks takes at that shape, for the block in values, with a tuned
+ * SPLITS of `splits`: those parts (fewer where k is short), 1 where the shape leaves no tail or
+ * `splits` is 1, and 0 where the model puts the split behind none (then the build runs its
+ * default split). */
+int cg_cl_pipelined_tuned_splits(const cg_device_info *info, const cg_matmul_shape *shape,
+                                 const int values[CG_CL_PIPELINED_NPARAMS], int splits);
+
 #endif
