@@ -403,6 +403,10 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
   CG_CHECK(tail_origin != CG_ORIGIN_OVERRIDE || (split_given && tail_asked >= 1), CG_BAD_INPUT,
            "--kernel-param TAIL=%d: the blocks split must be at least 1, with SPLITS given",
            tail_asked);
+  agree_with_overrides(&c);
+  char given[160], why[200];
+  overrides_text(&c, given, sizeof given);
+  CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
   const long units = (long)cg_device_units(info);
   char line[256];
   if (split_tuned) {
@@ -442,12 +446,10 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
       }
     if (split_tuned) split_origin = CG_ORIGIN_DEFAULT;
     split_tuned = false;
+    agree_with_overrides(&c);
+    CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
   }
-  agree_with_overrides(&c);
   dflt = c;
-  char given[160], why[200];
-  overrides_text(&c, given, sizeof given);
-  CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
   cg_cl_group_limits lim = dev;
   for (;;) {
     while (!fits(&c, &lim))
