@@ -205,7 +205,10 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
           overrides_of(s, &cand, &o);
           progress(ctx, variant, index, planned, &o, ms, why, best_ms);
         }
-        if (ran_as_best) break;
+        if (ran_as_best) {
+          planned -= space->axes[a].count - 1 - k; /* the values left out */
+          break;
+        }
       }
     }
     if (!improved) break;
