@@ -295,6 +295,18 @@ static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
   return wg;
 }
 
+/* A matmul job of m x k times k x n with that many runs. */
+static cg_job matmul_job(int m, int n, int k, int runs) {
+  cg_job job;
+  cg_job_init(&job, cg_workload_find("matmul"));
+  cg_error err = {0};
+  ck_assert_int_eq(cg_params_set(&job.params, "n", n, &err), CG_OK); /* sets m and k too */
+  ck_assert_int_eq(cg_params_set(&job.params, "m", m, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "k", k, &err), CG_OK);
+  ck_assert_int_eq(cg_params_set(&job.params, "runs", runs, &err), CG_OK);
+  return job;
+}
+
 /* The search of the pipelined matmul, which also tries SPLITS (shape-bound): the entry holds
  * SPLITS only where the implementation, given the entry's other parameters, would not choose
  * that value by itself (checked by running them without it). A short search: the defaults, a few
@@ -302,13 +314,8 @@ static int record_wg(const cg_device_info *info, const cg_tuning *tuning,
 START_TEST(test_search_shape_bound) {
   cg_device_list list;
   const cg_device_info *info = cg_test_device_at(&list, _i);
-  cg_job job;
-  cg_job_init(&job, cg_workload_find("matmul"));
+  cg_job job = matmul_job(16, 48, 300, 3);
   cg_error err = {0};
-  ck_assert_int_eq(cg_params_set(&job.params, "n", 48, &err), CG_OK);
-  ck_assert_int_eq(cg_params_set(&job.params, "m", 16, &err), CG_OK);
-  ck_assert_int_eq(cg_params_set(&job.params, "k", 300, &err), CG_OK);
-  ck_assert_int_eq(cg_params_set(&job.params, "runs", 3, &err), CG_OK);
   const cg_selection sel = {.seed = cg_test_seed()};
   cg_tuning_entry e;
   const cg_rc rc = cg_tune_variant(&job, &sel, info, "cl", "pipelined", 4, NULL, NULL, &e, &err);
@@ -411,13 +418,8 @@ END_TEST
 static int pipelined_param(const cg_device_info *info, int m, int n, int k, int splits,
                            const char *cli, const char *name, cg_origin *origin, char *warning,
                            size_t size) {
-  cg_job job;
-  cg_job_init(&job, cg_workload_find("matmul"));
+  const cg_job job = matmul_job(m, n, k, 1);
   cg_error err = {0};
-  ck_assert_int_eq(cg_params_set(&job.params, "n", n, &err), CG_OK);
-  ck_assert_int_eq(cg_params_set(&job.params, "m", m, &err), CG_OK);
-  ck_assert_int_eq(cg_params_set(&job.params, "k", k, &err), CG_OK);
-  ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
   cg_tuning t = {0};
   if (splits > 0) {
     cg_tuning_entry e = entry_on(info, "matmul", "cl", "pipelined");

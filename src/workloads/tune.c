@@ -222,13 +222,13 @@ done:
    * their values by itself (cg_impl.shape_bound). */
   const setting loose = without_shape_bound(impl, space, &best);
   setting kept = best;
-  /* the defaults' own choice: with the rest of their values it is chosen again */
-  if (memcmp(&best, &defaults, sizeof best) == 0) kept = loose;
-  /* A winner by a noisy margin is confirmed: the defaults and the best run once more, each
-   * keeping its faster figure, and the best stands only if it still beats the defaults. The best
-   * runs first without its shape-bound values, which stay out of the entry where the
-   * implementation chose them by itself; it runs again with them where it did not. */
-  if (isfinite(default_ms) && memcmp(&best, &defaults, sizeof best) != 0) {
+  if (memcmp(&best, &defaults, sizeof best) == 0) {
+    kept = loose; /* the defaults' own choice: with the rest of their values it is chosen again */
+  } else if (isfinite(default_ms)) {
+    /* A winner by a noisy margin is confirmed: the defaults and the best run once more, each
+     * keeping its faster figure, and the best stands only if it still beats the defaults. The
+     * best runs first without its shape-bound values, which stay out of the entry where the
+     * implementation chose them by itself; it runs again with them where it did not. */
     setting again;
     const double d2 = measure(s, &defaults, &again, why, sizeof why);
     double b2 = measure(s, &loose, &again, why, sizeof why);
@@ -242,7 +242,6 @@ done:
     if (isfinite(d2) && d2 < default_ms) default_ms = d2;
     if (isfinite(b2) && b2 < best_ms) best_ms = b2;
     if (!(best_ms < default_ms)) {
-      best = defaults;
       best_ms = default_ms;
       kept = without_shape_bound(impl, space, &defaults);
     }

@@ -159,6 +159,18 @@ int cg_cl_pipelined_tuned_splits(const cg_device_info *info, const cg_matmul_sha
   return held ? t.splits : 0;
 }
 
+/* The tail's split of blocks c by where SPLITS came from (`origin`): as --kernel-param SPLITS
+ * and TAIL ask (override), as tuned (tuned_split; unsplit where c does not hold it), else the
+ * model's own split for its own block `own`, or none for another block. */
+static tail_split split_for(const pipe_config *c, const pipe_config *own,
+                            const tail_split *own_split, const cg_matmul_shape *s, long units,
+                            cg_origin origin, int asked, long tail_asked) {
+  bool held;
+  if (origin == CG_ORIGIN_OVERRIDE) return split_of(c, s, units, asked, tail_asked);
+  if (origin == CG_ORIGIN_TUNED) return tuned_split(c, s, units, asked, &held);
+  return memcmp(c->v, own->v, sizeof c->v) == 0 ? *own_split : no_split(c, s);
+}
+
 /* Of the splits into up to MAX_SPLITS parts whose parts fit the one wave they replace, the one
  * with the least model time, or none. */
 static tail_split best_split(const pipe_config *c, const cg_matmul_shape *s, long units) {
@@ -396,8 +408,8 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
     tail_origin = CG_ORIGIN_DEFAULT;
   }
   const bool split_given = split_origin == CG_ORIGIN_OVERRIDE;
-  bool split_tuned = split_origin == CG_ORIGIN_TUNED;
-  CG_CHECK(!(split_given || split_tuned) || (splits_asked >= 1 && splits_asked <= SPLITS_LIMIT),
+  CG_CHECK(split_origin == CG_ORIGIN_DEFAULT ||
+               (splits_asked >= 1 && splits_asked <= SPLITS_LIMIT),
            CG_BAD_INPUT, "%s SPLITS=%d: the parts each split block takes must be 1..%d",
            split_given ? "--kernel-param" : "tuned", splits_asked, (int)SPLITS_LIMIT);
   CG_CHECK(tail_origin != CG_ORIGIN_OVERRIDE || (split_given && tail_asked >= 1), CG_BAD_INPUT,
@@ -409,26 +421,24 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
   CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
   const long units = (long)cg_device_units(info);
   char line[256];
-  if (split_tuned) {
+  if (split_origin == CG_ORIGIN_TUNED) {
     bool held = true;
-    const tail_split t = tuned_split(&c, &mm->shape, units, splits_asked, &held);
+    tuned_split(&c, &mm->shape, units, splits_asked, &held);
+    tuned |= held;
     if (!held) {
+      const long tail = groups(&c, &mm->shape) % units;
       snprintf(line, sizeof line,
                "the tuned SPLITS=%d would split %ld blocks of %dx%d into %ld parts at this shape, "
                "slower by the model than none: the default split ran",
-               splits_asked, groups(&c, &mm->shape) % units, c.v[P_MWG], c.v[P_NWG],
-               groups(&c, &mm->shape) % units * (long)splits_asked);
+               splits_asked, tail, c.v[P_MWG], c.v[P_NWG], tail * (long)splits_asked);
       cg_backend_warn(env, line);
-      split_tuned = false;
       split_origin = CG_ORIGIN_DEFAULT;
-    } else {
-      tuned = true;
-      split = t;
     }
   }
-  if (!split_tuned)
-    split = memcmp(c.v, own.v, sizeof c.v) == 0 ? own_split : no_split(&c, &mm->shape);
-  /* the tuned setting's share of its waves, split as it would run, against the default's */
+  /* the tuned setting's share of its waves, split as the tuned SPLITS or the model would split
+   * it (an overridden SPLITS is not counted here), against the default's */
+  split = split_for(&c, &own, &own_split, &mm->shape, units,
+                    split_given ? CG_ORIGIN_DEFAULT : split_origin, splits_asked, tail_asked);
   const double tuned_share = wave_efficiency(&c, &split, &mm->shape, units),
                own_share = wave_efficiency(&own, &own_split, &mm->shape, units);
   if (tuned && !overridden_block && !cg_device_is_cpu(info) &&
@@ -436,16 +446,15 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
     snprintf(line, sizeof line,
              "the tuned block %dx%d%s would fill %.0f%% of its waves at this shape, the default "
              "%dx%d %.0f%%: the default parameters ran",
-             c.v[P_MWG], c.v[P_NWG], split_tuned ? " and SPLITS" : "", 100 * tuned_share,
-             own.v[P_MWG], own.v[P_NWG], 100 * own_share);
+             c.v[P_MWG], c.v[P_NWG], split_origin == CG_ORIGIN_TUNED ? " and SPLITS" : "",
+             100 * tuned_share, own.v[P_MWG], own.v[P_NWG], 100 * own_share);
     cg_backend_warn(env, line);
     for (int i = 0; i < P_COUNT; ++i)
       if (c.origin[i] == CG_ORIGIN_TUNED) {
         c.v[i] = own.v[i];
         c.origin[i] = CG_ORIGIN_DEFAULT;
       }
-    if (split_tuned) split_origin = CG_ORIGIN_DEFAULT;
-    split_tuned = false;
+    if (split_origin == CG_ORIGIN_TUNED) split_origin = CG_ORIGIN_DEFAULT;
     agree_with_overrides(&c);
     CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
   }
@@ -459,16 +468,8 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
                given[0] ? "--kernel-param " : "", given, given[0] ? ": " : "", threads_n(&c),
                threads_m(&c), (unsigned long long)tile_bytes(&c), lim.items, lim.dim[0],
                lim.dim[1], (unsigned long long)lim.local_mem);
-    if (split_given) {
-      split = split_of(&c, &mm->shape, units, splits_asked, tail_asked);
-    } else if (split_tuned) {
-      bool held; /* where a fallback block does not hold it: unsplit, a fallback */
-      split = tuned_split(&c, &mm->shape, units, splits_asked, &held);
-    } else if (memcmp(c.v, own.v, sizeof c.v) == 0) {
-      split = own_split;
-    } else {
-      split = no_split(&c, &mm->shape);
-    }
+    split = split_for(&c, &own, &own_split, &mm->shape, units, split_origin, splits_asked,
+                      tail_asked);
     int len = 0;
     for (int i = 0; i < P_COUNT; ++i)
       len += snprintf(config->build_options + len, sizeof config->build_options - (size_t)len,
@@ -501,7 +502,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
   if (split_tail) {
     /* an override or a tuned value that cannot split here (no tail, or k too short) ran as it
      * could */
-    if ((split_given || split_tuned) && split.splits != splits_asked)
+    if (split_origin != CG_ORIGIN_DEFAULT && split.splits != splits_asked)
       split_origin = CG_ORIGIN_FALLBACK;
     if (tail_origin == CG_ORIGIN_OVERRIDE && split.tail != tail_asked)
       tail_origin = CG_ORIGIN_FALLBACK;
