@@ -362,6 +362,40 @@ static cg_fused_config fused_of(int batch, int din, int hidden, int dout) {
   return fused_of_b(batch, din, hidden, dout, 1024);
 }
 
+/* The wave check of a tuned 128x64 block on 132 compute units: held at n=1024 (128 blocks, one
+ * wave); refused at 1025 unsplit (153 blocks, two waves, 49% filled, against the default 96x96's
+ * one wave, 86%) and with a tuned SPLITS=8 (whose 168 parts the model puts behind none); held
+ * at 1025 with --kernel-param SPLITS=8, since the default would run in 8 parts too (71% against
+ * 69%); at 1409 refused unsplit (three waves) and held with SPLITS=8 tuned or given (12 blocks
+ * of the third wave in 96 parts). Always held on a CPU device. */
+START_TEST(test_pipelined_fills_waves) {
+  static const int block[CG_CL_PIPELINED_NPARAMS] = {128, 64, 16, 8, 8, 4, 1};
+  static const struct {
+    long n;
+    cg_origin split_origin;
+    int splits;
+    bool held;
+  } cases[] = {{1024, CG_ORIGIN_DEFAULT, 1, true},   {1025, CG_ORIGIN_DEFAULT, 1, false},
+               {1025, CG_ORIGIN_TUNED, 8, false},    {1025, CG_ORIGIN_OVERRIDE, 8, true},
+               {1409, CG_ORIGIN_DEFAULT, 1, false},  {1409, CG_ORIGIN_TUNED, 8, true},
+               {1409, CG_ORIGIN_OVERRIDE, 8, true}};
+  cg_device_info info;
+  memset(&info, 0, sizeof info);
+  info.type = CL_DEVICE_TYPE_GPU;
+  info.compute_units = 132;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+    const cg_matmul_shape s = {.m = cases[i].n, .n = cases[i].n, .k = cases[i].n};
+    const bool held = cg_cl_pipelined_fills_waves(&info, &s, block, cases[i].split_origin,
+                                                  cases[i].splits, 0);
+    ck_assert_msg(held == cases[i].held, "n=%ld, SPLITS=%d (origin %d): %s", cases[i].n,
+                  cases[i].splits, (int)cases[i].split_origin, held ? "held" : "refused");
+  }
+  info.type = CL_DEVICE_TYPE_CPU;
+  const cg_matmul_shape s = {.m = 1025, .n = 1025, .k = 1025};
+  ck_assert(cg_cl_pipelined_fills_waves(&info, &s, block, CG_ORIGIN_DEFAULT, 1, 0));
+}
+END_TEST
+
 /* On a GPU of 132 compute units with 48 KiB of local memory (an H100's figures): at the 23 shapes
  * with three launches of the RC runs of 2026-12-06 (bench/RESULTS.md) the RC within 4.3% of the
  * fastest, and RC 16 at the big preset. At shapes over the issue's range, each halving of RC below
@@ -565,6 +599,7 @@ static Suite *limits_suite(void) {
   tcase_add_test(tc, test_pipelined_block);
   tcase_add_test(tc, test_pipelined_split);
   tcase_add_test(tc, test_pipelined_tuned_split);
+  tcase_add_test(tc, test_pipelined_fills_waves);
   tcase_add_test(tc, test_fused_reduce_columns);
   tcase_add_test(tc, test_fused_b_rows);
   tcase_add_test(tc, test_fused_strategy_rule);

@@ -236,6 +236,38 @@ void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *
  * tuned block that would fill its waves less than this share of the default's is not used. */
 #define TUNED_WAVE_SHARE 0.85
 
+/* Whether blocks c, their tail split as it would run (split_for: as --kernel-param SPLITS asks,
+ * as tuned, or as the model splits it), fill at least TUNED_WAVE_SHARE of the share of their
+ * waves that the default `own` fills, split as it would run in their place (as --kernel-param
+ * SPLITS asks, else as own_split); *share and *own_share: those shares. */
+static bool fills_waves(const pipe_config *c, const pipe_config *own, const tail_split *own_split,
+                        const cg_matmul_shape *s, long units, cg_origin split_origin, int asked,
+                        long tail_asked, double *share, double *own_share) {
+  const tail_split split = split_for(c, own, own_split, s, units, split_origin, asked, tail_asked),
+                   own_runs = split_origin == CG_ORIGIN_OVERRIDE
+                                  ? split_of(own, s, units, asked, tail_asked)
+                                  : *own_split;
+  *share = wave_efficiency(c, &split, s, units);
+  *own_share = wave_efficiency(own, &own_runs, s, units);
+  return *share >= TUNED_WAVE_SHARE * *own_share;
+}
+
+bool cg_cl_pipelined_fills_waves(const cg_device_info *info, const cg_matmul_shape *shape,
+                                 const int values[CG_CL_PIPELINED_NPARAMS], cg_origin split_origin,
+                                 int splits, int tail) {
+  pipe_config c, own;
+  tail_split own_split;
+  choose_default(info, shape, true, &own, &own_split);
+  memcpy(c.v, values, sizeof c.v);
+  const long units = (long)cg_device_units(info);
+  bool held = true;
+  if (split_origin == CG_ORIGIN_TUNED) tuned_split(&c, shape, units, splits, &held);
+  double share, own_share;
+  return cg_device_is_cpu(info) ||
+         fills_waves(&c, &own, &own_split, shape, units, held ? split_origin : CG_ORIGIN_DEFAULT,
+                     splits, tail, &share, &own_share);
+}
+
 /* "MWG=64,KWG=8": the overridden parameters, for messages. */
 static void overrides_text(const pipe_config *c, char *out, size_t size) {
   size_t len = 0;
@@ -435,14 +467,10 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
       split_origin = CG_ORIGIN_DEFAULT;
     }
   }
-  /* the tuned setting's share of its waves, split as the tuned SPLITS or the model would split
-   * it (an overridden SPLITS is not counted here), against the default's */
-  split = split_for(&c, &own, &own_split, &mm->shape, units,
-                    split_given ? CG_ORIGIN_DEFAULT : split_origin, splits_asked, tail_asked);
-  const double tuned_share = wave_efficiency(&c, &split, &mm->shape, units),
-               own_share = wave_efficiency(&own, &own_split, &mm->shape, units);
+  double tuned_share, own_share;
   if (tuned && !overridden_block && !cg_device_is_cpu(info) &&
-      tuned_share < TUNED_WAVE_SHARE * own_share) {
+      !fills_waves(&c, &own, &own_split, &mm->shape, units, split_origin, splits_asked,
+                   tail_asked, &tuned_share, &own_share)) {
     snprintf(line, sizeof line,
              "the tuned block %dx%d%s would fill %.0f%% of its waves at this shape, the default "
              "%dx%d %.0f%%: the default parameters ran",

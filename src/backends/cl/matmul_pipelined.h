@@ -37,4 +37,12 @@ void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *
 int cg_cl_pipelined_tuned_splits(const cg_device_info *info, const cg_matmul_shape *shape,
                                  const int values[CG_CL_PIPELINED_NPARAMS], int splits);
 
+/* Whether a tuned block in values keeps its tuned parameters at that shape: on a GPU, where it
+ * fills at least 0.85 of the share of its waves that the default fills, its tail split as
+ * `split_origin` says (override: `splits` parts of `tail` blocks, 0 for the model's tail; tuned:
+ * as cg_cl_pipelined_tuned_splits; default: none); always on a CPU device. */
+bool cg_cl_pipelined_fills_waves(const cg_device_info *info, const cg_matmul_shape *shape,
+                                 const int values[CG_CL_PIPELINED_NPARAMS], cg_origin split_origin,
+                                 int splits, int tail);
+
 #endif
