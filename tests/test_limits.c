@@ -154,12 +154,18 @@ END_TEST
 /* The default block for the matmul workload (its last wave's blocks split where that gains) or,
  * without split_tail, as the mlp products step builds it; *splits (may be NULL): the parts of
  * each split block. */
-static void block_split_of(unsigned units, cl_device_type type, long m, long n, long k,
-                           bool split_tail, int *mwg, int *nwg, int *splits) {
+/* A device of that type and compute units, nothing else known. */
+static cg_device_info device_of(cl_device_type type, unsigned units) {
   cg_device_info info;
   memset(&info, 0, sizeof info);
   info.type = type;
   info.compute_units = units;
+  return info;
+}
+
+static void block_split_of(unsigned units, cl_device_type type, long m, long n, long k,
+                           bool split_tail, int *mwg, int *nwg, int *splits) {
+  const cg_device_info info = device_of(type, units);
   const cg_matmul_shape s = {.m = m, .n = n, .k = k};
   int v[CG_CL_PIPELINED_NPARAMS];
   cg_cl_pipelined_default(&info, &s, split_tail, v, splits);
@@ -305,10 +311,7 @@ START_TEST(test_pipelined_tuned_split) {
   } h100[] = {{1843, 1843, 1843, 8, 8}, {1900, 1900, 1900, 8, 8}, {2048, 2048, 2048, 8, 0},
               {2000, 2000, 2000, 8, 0}, {1300, 1300, 1300, 8, 8}, {1300, 1300, 1000, 16, 0},
               {1408, 768, 999, 8, 1},   {1843, 1843, 1843, 1, 1}, {1843, 1843, 16, 8, 1}};
-  cg_device_info info;
-  memset(&info, 0, sizeof info);
-  info.type = CL_DEVICE_TYPE_GPU;
-  info.compute_units = 132;
+  cg_device_info info = device_of(CL_DEVICE_TYPE_GPU, 132);
   for (size_t i = 0; i < sizeof h100 / sizeof h100[0]; ++i) {
     const cg_matmul_shape s = {.m = h100[i].m, .n = h100[i].n, .k = h100[i].k};
     const int parts = cg_cl_pipelined_tuned_splits(&info, &s, block, h100[i].splits);
@@ -342,11 +345,8 @@ enum { H100_UNITS = 132 }; /* the made-up GPU's compute units */
 
 /* b_limit: launch B's kernel limit (256 on the H100 of 2026-12-06 and 07, its registers') */
 static cg_fused_config fused_of_b(int batch, int din, int hidden, int dout, size_t b_limit) {
-  cg_device_info info;
-  memset(&info, 0, sizeof info);
-  info.type = CL_DEVICE_TYPE_GPU;
+  cg_device_info info = device_of(CL_DEVICE_TYPE_GPU, H100_UNITS);
   snprintf(info.platform, sizeof info.platform, "NVIDIA CUDA");
-  info.compute_units = H100_UNITS;
   info.local_mem = 49152;
   info.max_work_group = 1024;
   const cg_fused_limits lim = {1024, b_limit, 1024, 1024};
@@ -379,10 +379,7 @@ START_TEST(test_pipelined_fills_waves) {
                {1025, CG_ORIGIN_TUNED, 8, false},    {1025, CG_ORIGIN_OVERRIDE, 8, true},
                {1409, CG_ORIGIN_DEFAULT, 1, false},  {1409, CG_ORIGIN_TUNED, 8, true},
                {1409, CG_ORIGIN_OVERRIDE, 8, true}};
-  cg_device_info info;
-  memset(&info, 0, sizeof info);
-  info.type = CL_DEVICE_TYPE_GPU;
-  info.compute_units = 132;
+  cg_device_info info = device_of(CL_DEVICE_TYPE_GPU, 132);
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
     const cg_matmul_shape s = {.m = cases[i].n, .n = cases[i].n, .k = cases[i].n};
     const bool held = cg_cl_pipelined_fills_waves(&info, &s, block, cases[i].split_origin,
