@@ -80,6 +80,7 @@ START_TEST(test_file_round_trip) {
   ck_assert_int_eq(cg_tuning_put(&t, &c, &err), CG_OK);
   /* the same key replaces */
   cg_tuning_entry a2 = entry("GPU A", "regblock", 15, 4);
+  ck_assert_int_eq(cg_kernel_overrides_add(&a2.replaces, "TS", 16, CG_ORIGIN_TUNED, &err), CG_OK);
   ck_assert_int_eq(cg_tuning_put(&t, &a2, &err), CG_OK);
   ck_assert_int_eq(t.count, 3);
   ck_assert_int_eq(cg_tuning_save(path, &t, &err), CG_OK);
@@ -97,9 +98,13 @@ START_TEST(test_file_round_trip) {
   ck_assert_double_eq(e->default_ms, 2.5);
   ck_assert_int_eq(e->candidates, 4);
   ck_assert_str_eq(e->shape, "n=1000");
+  ck_assert_int_eq(e->replaces.count, 1);
+  ck_assert_str_eq(e->replaces.items[0].name, "TS");
+  ck_assert_int_eq(e->replaces.items[0].value, 16);
   e = cg_tuning_find(&back, &gb, "matmul", "cl", "regblock", 15);
   ck_assert_ptr_nonnull(e);
   ck_assert(isnan(e->default_ms));
+  ck_assert_int_eq(e->replaces.count, 0); /* none recorded: none written, none read */
   ck_assert_int_eq(e->params.items[0].value, 32);
   /* every other part of the key misses */
   ck_assert_ptr_null(cg_tuning_find(&back, &gb, "matmul", "cl", "tiled", 15));
@@ -146,6 +151,7 @@ START_TEST(test_file_refused) {
   cg_tuning good = {0};
   cg_error err = {0};
   cg_tuning_entry e = entry("GPU", "regblock", 15, 16);
+  ck_assert_int_eq(cg_kernel_overrides_add(&e.replaces, "KWG", 8, CG_ORIGIN_TUNED, &err), CG_OK);
   ck_assert_int_eq(cg_tuning_put(&good, &e, &err), CG_OK);
   ck_assert_int_eq(cg_tuning_save(path, &good, &err), CG_OK);
   cg_tuning_free(&good);
@@ -161,6 +167,8 @@ START_TEST(test_file_refused) {
       {"\"TS\":\t16", "\"TS\":\t16.5", "parameter \"TS\" is not a whole number"},
       {"\"TS\":\t16", "\"ABCDEFGHIJKLMNOPQ\":\t16", "names have 1..15 characters"},
       {"\"best_ms\":\t1.5", "\"best_ms\":\t\"fast\"", "\"best_ms\" or \"default_ms\""},
+      {"\"KWG\":\t8", "\"KWG\":\t8.5", "\"replaces\": parameter \"KWG\" is not a whole number"},
+      {"\"replaces\":\t{", "\"replaces\":\t3, \"other\":\t{", "\"replaces\" is not an object"},
   };
   for (size_t i = 0; i < sizeof edits / sizeof edits[0]; ++i) {
     const char *at = strstr(text, edits[i].from);
@@ -309,8 +317,9 @@ static cg_job matmul_job(int m, int n, int k, int runs) {
 
 /* The search of the pipelined matmul, which also tries SPLITS (shape-bound): the entry holds
  * SPLITS only where the implementation, given the entry's other parameters, would not choose
- * that value by itself (checked by running them without it). A short search: the defaults, a few
- * candidates and the confirmation. */
+ * that value by itself (checked by running them without it), and records as `replaces` the
+ * searched parameters the implementation chose by itself at the shape (not those the device made
+ * smaller). A short search: the defaults, a few candidates and the confirmation. */
 START_TEST(test_search_shape_bound) {
   cg_device_list list;
   const cg_device_info *info = cg_test_device_at(&list, _i);
@@ -331,10 +340,29 @@ START_TEST(test_search_shape_bound) {
                        CG_OK);
   }
   ck_assert_msg(rest.count >= 2, "%d parameters besides SPLITS", rest.count);
+  cg_kernel_config ran;
+  char why[1024];
+  ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
+  ck_assert_msg(variant_record(&job, "cl", "pipelined", info, NULL, NULL, &ran, why,
+                               sizeof why) == CG_STATUS_OK,
+                "%s", why);
+  int own = 0;
+  for (int p = 0; p < ran.nparams; ++p) {
+    cg_origin origin = CG_ORIGIN_DEFAULT;
+    const int v = cg_kernel_override(&e.replaces, ran.params[p].name, -1, &origin);
+    const bool searched = strcmp(ran.params[p].name, "TAIL") != 0;
+    if (searched && ran.params[p].origin == CG_ORIGIN_DEFAULT) {
+      ++own;
+      ck_assert_msg(v == ran.params[p].value, "replaces %s=%d, the default ran %d",
+                    ran.params[p].name, v, ran.params[p].value);
+    } else {
+      ck_assert_msg(origin == CG_ORIGIN_DEFAULT, "replaces %s, not the implementation's own",
+                    ran.params[p].name);
+    }
+  }
+  ck_assert_int_eq(e.replaces.count, own);
+  ck_assert_int_ge(own, 3);
   if (splits > 0) {
-    cg_kernel_config ran;
-    char why[1024];
-    ck_assert_int_eq(cg_params_set(&job.params, "runs", 1, &err), CG_OK);
     ck_assert_msg(variant_record(&job, "cl", "pipelined", info, NULL, &rest, &ran, why,
                                  sizeof why) == CG_STATUS_OK,
                   "%s", why);
@@ -413,11 +441,12 @@ END_TEST
 
 /* The pipelined matmul record of m x k times k x n, with a tuning entry for its size class of
  * 16x16 blocks (4x4 work-items: every device takes them) and SPLITS=splits (none where splits is
- * 0) and the command line's overrides (NULL for none): the parameter `name` it ran with and its
+ * 0), recording the default it replaced as `replaces` ("MWG=64,SPLITS=1"; NULL: not recorded),
+ * and the command line's overrides (NULL for none): the parameter `name` it ran with and its
  * origin, and its compile warning. */
-static int pipelined_param(const cg_device_info *info, int m, int n, int k, int splits,
-                           const char *cli, const char *name, cg_origin *origin, char *warning,
-                           size_t size) {
+static int pipelined_param_replacing(const cg_device_info *info, int m, int n, int k, int splits,
+                                     const char *replaces, const char *cli, const char *name,
+                                     cg_origin *origin, char *warning, size_t size) {
   const cg_job job = matmul_job(m, n, k, 1);
   cg_error err = {0};
   cg_tuning t = {0};
@@ -428,6 +457,7 @@ static int pipelined_param(const cg_device_info *info, int m, int n, int k, int 
     ck_assert_int_eq(cg_kernel_overrides_add(&e.params, "NWG", 16, CG_ORIGIN_TUNED, &err), CG_OK);
     ck_assert_int_eq(cg_kernel_overrides_add(&e.params, "SPLITS", splits, CG_ORIGIN_TUNED, &err),
                      CG_OK);
+    if (replaces) ck_assert_int_eq(cg_kernel_overrides_parse(&e.replaces, replaces, &err), CG_OK);
     ck_assert_int_eq(cg_tuning_put(&t, &e, &err), CG_OK);
   }
   cg_kernel_overrides o = {0};
@@ -446,6 +476,12 @@ static int pipelined_param(const cg_device_info *info, int m, int n, int k, int 
     }
   ck_abort_msg("%s not in the record", name);
   return -1;
+}
+
+static int pipelined_param(const cg_device_info *info, int m, int n, int k, int splits,
+                           const char *cli, const char *name, cg_origin *origin, char *warning,
+                           size_t size) {
+  return pipelined_param_replacing(info, m, n, k, splits, NULL, cli, name, origin, warning, size);
 }
 
 /* A tuned SPLITS (the parts each block of the last wave takes) on every device, with tuned 16x16
@@ -486,6 +522,59 @@ START_TEST(test_tuned_split) {
   ck_assert_int_eq(origin, CG_ORIGIN_FALLBACK);
   ck_assert_int_eq(pipelined_param(info, 16, n_full, 600, 3, NULL, "MWG", &origin, NULL, 0), 16);
   ck_assert_int_eq(origin, CG_ORIGIN_TUNED);
+  cg_device_list_free(&list);
+}
+END_TEST
+
+/* A tuned setting of the pipelined matmul applies where the default it replaced when it was tuned
+ * (the entry's `replaces`: the parameters the implementation chose itself, not those the device
+ * made smaller) is the default here too: tuned 16x16 blocks in 2 parts run where the entry says
+ * they replaced this shape's own choice, or says nothing; where it names another k-slice (KWG)
+ * or split, the default runs, with a warning naming what differs; a block given on the command
+ * line takes the tuned rest whatever the entry replaced. */
+START_TEST(test_tuned_where_replaced) {
+  cg_device_list list;
+  const cg_device_info *info = cg_test_device_at(&list, _i);
+  const int m = 16, n = 48, k = 300;
+  static const char *const names[] = {"MWG", "NWG", "KWG", "WM", "WN", "VW", "PAD", "SPLITS"};
+  enum { NNAMES = sizeof names / sizeof names[0], KWG = 2, SPLITS = 7 };
+  int own[NNAMES];
+  cg_origin origin[NNAMES];
+  char here[160] = "", other_kwg[160] = "", other_split[160] = "", warning[1024], differs[64];
+  for (int i = 0; i < NNAMES; ++i) {
+    own[i] = pipelined_param(info, m, n, k, 0, NULL, names[i], &origin[i], NULL, 0);
+    if (origin[i] != CG_ORIGIN_DEFAULT) continue; /* a fallback is not the implementation's own */
+    const size_t len = strlen(here);
+    snprintf(here + len, sizeof here - len, "%s%s=%d", len ? "," : "", names[i], own[i]);
+    snprintf(other_kwg + len, sizeof other_kwg - len, "%s%s=%d", len ? "," : "", names[i],
+             own[i] + (i == KWG ? 8 : 0));
+    snprintf(other_split + len, sizeof other_split - len, "%s%s=%d", len ? "," : "", names[i],
+             own[i] + (i == SPLITS ? 2 : 0));
+  }
+  ck_assert_msg(origin[KWG] == CG_ORIGIN_DEFAULT && origin[SPLITS] == CG_ORIGIN_DEFAULT,
+                "KWG and SPLITS are the implementation's own: %s", here);
+  cg_origin o;
+  ck_assert_int_eq(pipelined_param_replacing(info, m, n, k, 2, here, NULL, "MWG", &o, NULL, 0),
+                   16);
+  ck_assert_int_eq(o, CG_ORIGIN_TUNED);
+  ck_assert_int_eq(pipelined_param_replacing(info, m, n, k, 2, other_kwg, NULL, "MWG", &o,
+                                             warning, sizeof warning),
+                   own[0]);
+  ck_assert_int_eq(o, origin[0]);
+  snprintf(differs, sizeof differs, "KWG=%d (here %d)", own[KWG] + 8, own[KWG]);
+  ck_assert_msg(strstr(warning, "tuned where the default had") && strstr(warning, differs) &&
+                    !strstr(warning, "MWG=") && strstr(warning, "the default parameters ran"),
+                "warning: '%s'", warning);
+  ck_assert_int_eq(pipelined_param_replacing(info, m, n, k, 2, other_split, NULL, "NWG", &o,
+                                             warning, sizeof warning),
+                   own[1]);
+  ck_assert_int_eq(o, origin[1]);
+  snprintf(differs, sizeof differs, "SPLITS=%d (here %d)", own[SPLITS] + 2, own[SPLITS]);
+  ck_assert_msg(strstr(warning, differs), "warning: '%s'", warning);
+  ck_assert_int_eq(pipelined_param_replacing(info, m, n, k, 2, other_kwg, "MWG=16", "NWG", &o,
+                                             NULL, 0),
+                   16);
+  ck_assert_int_eq(o, CG_ORIGIN_TUNED);
   cg_device_list_free(&list);
 }
 END_TEST
@@ -743,6 +832,7 @@ static Suite *tune_suite(void) {
     tcase_add_loop_test(dev, test_search_shape_bound, 0, devices);
     tcase_add_loop_test(dev, test_engine_applies, 0, devices);
     tcase_add_loop_test(dev, test_tuned_split, 0, devices);
+    tcase_add_loop_test(dev, test_tuned_where_replaced, 0, devices);
     tcase_add_loop_test(dev, test_xgemm_applied, 0, devices);
     tcase_add_test(dev, test_xgemm_tuner_run);
     suite_add_tcase(s, dev);

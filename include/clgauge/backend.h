@@ -42,6 +42,11 @@ typedef struct cg_backend_env {
   const char *kernel_dir;   /* read cl/<name> from here; NULL: the embedded copies */
   const char *binary_cache; /* keep built programs here; NULL: none */
   const cg_kernel_overrides *overrides; /* may be NULL */
+  /* Where `overrides` holds tuned values: the implementation's own choice at the shape they were
+   * tuned at, which they replaced there (the tuning entry's `replaces`); NULL or empty where not
+   * known. An implementation whose own choice follows the shape within a size class uses the
+   * tuned values only where its choice here is that one (cg_backend_tuned_replaces). */
+  const cg_kernel_overrides *tuned_replaces;
   char *warning;            /* where the implementation leaves what went wrong without failing
                                it (a program binary not stored in the binary cache), for the
                                record: one line, appended to; NULL: nowhere */

@@ -24,6 +24,10 @@ typedef struct cg_tuning_entry {
   int size_class;
   char shape[256];      /* the parameters of the job that was tuned, for people: "n=1000,..." */
   cg_kernel_overrides params; /* the best setting (origins TUNED) */
+  /* The implementation's own choice at `shape` (what the defaults ran with, origins TUNED;
+   * empty in files that do not record it): an implementation whose choice follows the shape
+   * applies `params` only where it would choose the same (cg_backend_env.tuned_replaces). */
+  cg_kernel_overrides replaces;
   double best_ms;       /* its steady time per iteration when tuned */
   double default_ms;    /* the defaults' in the same search; NAN when they failed */
   int candidates;       /* settings tried */

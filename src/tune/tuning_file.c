@@ -90,6 +90,29 @@ static bool whole(double v, double lo, double hi) {
   return isfinite(v) && v == floor(v) && v >= lo && v <= hi;
 }
 
+/* The whole numbers of object `key` of entry o into out (origins TUNED); a missing object is
+ * refused unless `optional`. */
+static cg_rc read_params(const cJSON *o, const char *key, bool optional, int index,
+                         const char *path, cg_kernel_overrides *out, cg_error *err) {
+  cg_rc rc = CG_OK;
+  const cJSON *params = cJSON_GetObjectItemCaseSensitive(o, key);
+  if (!params && optional) return CG_OK;
+  CG_CHECK(cJSON_IsObject(params), CG_BAD_INPUT, "%s: entry %d: \"%s\" is not an object", path,
+           index, key);
+  const cJSON *p = NULL;
+  cJSON_ArrayForEach(p, params) {
+    CG_CHECK(cJSON_IsNumber(p) && whole(p->valuedouble, -1000000, 1000000), CG_BAD_INPUT,
+             "%s: entry %d: \"%s\": parameter \"%s\" is not a whole number", path, index, key,
+             p->string);
+    cg_error inner = {0};
+    CG_CHECK(cg_kernel_overrides_add(out, p->string, (int)p->valuedouble, CG_ORIGIN_TUNED,
+                                     &inner) == CG_OK,
+             CG_BAD_INPUT, "%s: entry %d: \"%s\": %s", path, index, key, inner.msg);
+  }
+cleanup:
+  return rc;
+}
+
 static cg_rc read_entry(const cJSON *o, int index, const char *path, cg_tuning_entry *e,
                         cg_error *err) {
   cg_rc rc = CG_OK;
@@ -122,18 +145,8 @@ static cg_rc read_entry(const cJSON *o, int index, const char *path, cg_tuning_e
            index);
   e->size_class = (int)cls;
   e->candidates = (int)cands;
-  const cJSON *params = cJSON_GetObjectItemCaseSensitive(o, "params");
-  CG_CHECK(cJSON_IsObject(params), CG_BAD_INPUT, "%s: entry %d: \"params\" is not an object",
-           path, index);
-  const cJSON *p = NULL;
-  cJSON_ArrayForEach(p, params) {
-    CG_CHECK(cJSON_IsNumber(p) && whole(p->valuedouble, -1000000, 1000000), CG_BAD_INPUT,
-             "%s: entry %d: parameter \"%s\" is not a whole number", path, index, p->string);
-    cg_error inner = {0};
-    CG_CHECK(cg_kernel_overrides_add(&e->params, p->string, (int)p->valuedouble, CG_ORIGIN_TUNED,
-                                     &inner) == CG_OK,
-             CG_BAD_INPUT, "%s: entry %d: %s", path, index, inner.msg);
-  }
+  CG_TRY(read_params(o, "params", false, index, path, &e->params, err));
+  CG_TRY(read_params(o, "replaces", true, index, path, &e->replaces, err));
 cleanup:
   return rc;
 }
@@ -184,6 +197,13 @@ static void add_number(cJSON *o, const char *key, double v) {
     cJSON_AddNullToObject(o, key);
 }
 
+static bool add_params(cJSON *o, const char *key, const cg_kernel_overrides *params) {
+  cJSON *p = cJSON_AddObjectToObject(o, key);
+  for (int k = 0; p && k < params->count; ++k)
+    if (!cJSON_AddNumberToObject(p, params->items[k].name, params->items[k].value)) return false;
+  return p != NULL;
+}
+
 cg_rc cg_tuning_save(const char *path, const cg_tuning *t, cg_error *err) {
   cg_rc rc = CG_OK;
   char *text = NULL;
@@ -205,10 +225,9 @@ cg_rc cg_tuning_save(const char *path, const cg_tuning *t, cg_error *err) {
     cJSON_AddStringToObject(o, "variant", e->variant);
     cJSON_AddNumberToObject(o, "size_class", e->size_class);
     cJSON_AddStringToObject(o, "shape", e->shape);
-    cJSON *params = cJSON_AddObjectToObject(o, "params");
-    CG_CHECK(params, CG_ERROR, "out of memory");
-    for (int k = 0; k < e->params.count; ++k)
-      cJSON_AddNumberToObject(params, e->params.items[k].name, e->params.items[k].value);
+    CG_CHECK(add_params(o, "params", &e->params), CG_ERROR, "out of memory");
+    if (e->replaces.count > 0)
+      CG_CHECK(add_params(o, "replaces", &e->replaces), CG_ERROR, "out of memory");
     add_number(o, "best_ms", e->best_ms);
     add_number(o, "default_ms", e->default_ms);
     cJSON_AddNumberToObject(o, "candidates", e->candidates);

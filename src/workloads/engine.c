@@ -363,16 +363,20 @@ static bool budget_spent(const job_state *js, const run_timer *t) {
 
 /* The overrides a record's implementation sees: the command line's, and where the tuning file
  * has an entry for this device, workload, backend, variant and size class, its settings for the
- * parameters the command line leaves alone (origin tuned). */
+ * parameters the command line leaves alone (origin tuned), with *replaces the entry's record of
+ * the implementation's own choice where it was tuned (else NULL). */
 static const cg_kernel_overrides *record_overrides(const job_state *js, const record_plan *plan,
-                                                   cg_kernel_overrides *merged) {
+                                                   cg_kernel_overrides *merged,
+                                                   const cg_kernel_overrides **replaces) {
   const cg_kernel_overrides *given = js->sel->overrides;
   const cg_workload *w = js->job->workload;
+  *replaces = NULL;
   if (!js->sel->tuning || !plan->target || plan->impl->backend->is_reference) return given;
   const cg_tuning_entry *e =
       cg_tuning_find(js->sel->tuning, plan->target->info, w->name, plan->impl->backend->name,
                      plan->variant, cg_size_class(w->flops_per_iter(&js->job->params)));
   if (!e) return given;
+  *replaces = &e->replaces;
   if (given)
     *merged = *given;
   else
@@ -435,12 +439,12 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     no_device_time(t, "runs on the host");
   }
   cg_kernel_overrides merged;
-  cg_backend_env env = {device,
-                        js->sel->kernel_dir,
-                        js->sel->binary_cache,
-                        record_overrides(js, plan, &merged),
-                        rec->compile_warning,
-                        sizeof rec->compile_warning};
+  cg_backend_env env = {.device = device,
+                        .kernel_dir = js->sel->kernel_dir,
+                        .binary_cache = js->sel->binary_cache,
+                        .warning = rec->compile_warning,
+                        .warning_size = sizeof rec->compile_warning};
+  env.overrides = record_overrides(js, plan, &merged, &env.tuned_replaces);
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
   rc = impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
                      err);
@@ -451,6 +455,7 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     snprintf(refused, sizeof refused, "%s", err->msg);
     *err = (cg_error){0};
     env.overrides = js->sel->overrides;
+    env.tuned_replaces = NULL;
     prepared = (cg_prepared){.compile_ms = NAN, .compile_kind = "none"};
     rc = impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
                        err);

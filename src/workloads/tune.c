@@ -54,6 +54,20 @@ static setting without_shape_bound(const cg_impl *impl, const cg_tune_space *spa
   return loose;
 }
 
+/* The implementation's own choice of the space's parameters in configuration `own` (those it
+ * chose by itself, not a fallback to the device's limits), for the entry's `replaces`. */
+static void replaced_by(const cg_tune_space *space, const cg_kernel_config *own,
+                        cg_kernel_overrides *out) {
+  memset(out, 0, sizeof *out);
+  cg_error ignored = {0};
+  for (int a = 0; a < space->naxes; ++a)
+    for (int k = 0; k < own->nparams; ++k)
+      if (strcmp(own->params[k].name, space->axes[a].name) == 0 &&
+          own->params[k].origin == CG_ORIGIN_DEFAULT)
+        cg_kernel_overrides_add(out, own->params[k].name, own->params[k].value, CG_ORIGIN_TUNED,
+                                &ignored);
+}
+
 double cg_tune_run_once(const cg_job *job, const cg_selection *sel, const cg_device_info *device,
                         const char *backend, const char *variant,
                         const cg_kernel_overrides *overrides, cg_kernel_config *ran, char *why,
@@ -115,18 +129,21 @@ void cg_tune_entry_key(const cg_job *job, const cg_device_info *device, const ch
 
 /* Run the job with the setting: its steady time per iteration, or NAN with why. `chosen` gets
  * the values the kernel ran with (the implementation's choices where the setting leaves one
- * UNSET; a fallback's smaller value where the device made it smaller). */
-static double measure(search *s, const setting *st, setting *chosen, char *why, size_t why_size) {
+ * UNSET; a fallback's smaller value where the device made it smaller), and *ran (may be NULL)
+ * its whole configuration. */
+static double measure(search *s, const setting *st, setting *chosen, cg_kernel_config *ran,
+                      char *why, size_t why_size) {
   cg_kernel_overrides o;
   overrides_of(s, st, &o);
-  cg_kernel_config ran;
+  cg_kernel_config own;
+  if (!ran) ran = &own;
   *chosen = *st;
-  const double ms = cg_tune_run_once(s->job, &s->sel, s->device, s->backend, s->variant, &o, &ran,
+  const double ms = cg_tune_run_once(s->job, &s->sel, s->device, s->backend, s->variant, &o, ran,
                                      why, why_size);
   for (int a = 0; a < s->space->naxes; ++a)
-    for (int k = 0; k < ran.nparams; ++k)
-      if (strcmp(ran.params[k].name, s->space->axes[a].name) == 0)
-        chosen->v[a] = ran.params[k].value;
+    for (int k = 0; k < ran->nparams; ++k)
+      if (strcmp(ran->params[k].name, s->space->axes[a].name) == 0)
+        chosen->v[a] = ran->params[k].value;
   if (s->ntried < MAX_TRIED) s->tried[s->ntried++] = *st;
   if (s->ntried < MAX_TRIED && memcmp(chosen, st, sizeof *st) != 0)
     s->tried[s->ntried++] = *chosen;
@@ -172,7 +189,8 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
   setting best, chosen;
   for (int a = 0; a < CG_MAX_TUNE_AXES; ++a) best.v[a] = UNSET;
   char why[512] = "";
-  double best_ms = measure(s, &best, &chosen, why, sizeof why);
+  cg_kernel_config own; /* what the implementation chose by itself at this shape */
+  double best_ms = measure(s, &best, &chosen, &own, why, sizeof why);
   double default_ms = best_ms;
   int index = 0;
   if (progress) progress(ctx, variant, index, planned, NULL, best_ms, why, best_ms);
@@ -188,7 +206,7 @@ cg_rc cg_tune_variant(const cg_job *job, const cg_selection *sel, const cg_devic
         if (was_tried(s, &cand)) continue;
         if (cg_ns_to_ms(cg_now_ns() - t0) / 1000.0 >= budget_s) goto done;
         why[0] = '\0';
-        const double ms = measure(s, &cand, &chosen, why, sizeof why);
+        const double ms = measure(s, &cand, &chosen, NULL, why, sizeof why);
         ++candidates;
         ++index;
         /* Run as the best itself: the implementation could not take the value at this shape
@@ -230,13 +248,13 @@ done:
      * best runs first without its shape-bound values, which stay out of the entry where the
      * implementation chose them by itself; it runs again with them where it did not. */
     setting again;
-    const double d2 = measure(s, &defaults, &again, why, sizeof why);
-    double b2 = measure(s, &loose, &again, why, sizeof why);
+    const double d2 = measure(s, &defaults, &again, NULL, why, sizeof why);
+    double b2 = measure(s, &loose, &again, NULL, why, sizeof why);
     candidates += 2;
     if (memcmp(&again, &best, sizeof best) == 0) {
       kept = loose;
     } else {
-      b2 = measure(s, &best, &again, why, sizeof why);
+      b2 = measure(s, &best, &again, NULL, why, sizeof why);
       ++candidates;
     }
     if (isfinite(d2) && d2 < default_ms) default_ms = d2;
@@ -251,6 +269,7 @@ done:
   overrides_of(s, &kept, &o);
   for (int i = 0; i < o.count; ++i) o.items[i].origin = CG_ORIGIN_TUNED;
   out->params = o;
+  replaced_by(space, &own, &out->replaces);
   out->best_ms = best_ms;
   out->default_ms = default_ms;
   out->candidates = candidates;
