@@ -78,17 +78,24 @@ START_TEST(test_file_round_trip) {
   ck_assert_int_eq(cg_tuning_put(&t, &a, &err), CG_OK);
   ck_assert_int_eq(cg_tuning_put(&t, &b, &err), CG_OK);
   ck_assert_int_eq(cg_tuning_put(&t, &c, &err), CG_OK);
-  /* the same key replaces */
+  /* the same key replaces an entry that does not say which choice it replaced */
   cg_tuning_entry a2 = entry("GPU A", "regblock", 15, 4);
   ck_assert_int_eq(cg_kernel_overrides_add(&a2.replaces, "TS", 16, CG_ORIGIN_TUNED, &err), CG_OK);
   ck_assert_int_eq(cg_tuning_put(&t, &a2, &err), CG_OK);
   ck_assert_int_eq(t.count, 3);
+  /* and one that replaced another choice stands beside it; the same choice again replaces */
+  cg_tuning_entry a3 = entry("GPU A", "regblock", 15, 2);
+  ck_assert_int_eq(cg_kernel_overrides_add(&a3.replaces, "TS", 8, CG_ORIGIN_TUNED, &err), CG_OK);
+  ck_assert_int_eq(cg_tuning_put(&t, &a3, &err), CG_OK);
+  a3.params.items[0].value = 1;
+  ck_assert_int_eq(cg_tuning_put(&t, &a3, &err), CG_OK);
+  ck_assert_int_eq(t.count, 4);
   ck_assert_int_eq(cg_tuning_save(path, &t, &err), CG_OK);
   cg_tuning back = {0};
   ck_assert_msg(cg_tuning_load(path, &back, &err) == CG_OK, "%s", err.msg);
-  ck_assert_int_eq(back.count, 3);
+  ck_assert_int_eq(back.count, 4);
   const cg_device_info ga = device_named("GPU A"), gb = device_named("GPU B");
-  const cg_tuning_entry *e = cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 15);
+  const cg_tuning_entry *e = cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 15, NULL);
   ck_assert_ptr_nonnull(e);
   ck_assert_int_eq(e->params.count, 1);
   ck_assert_str_eq(e->params.items[0].name, "TS");
@@ -101,20 +108,33 @@ START_TEST(test_file_round_trip) {
   ck_assert_int_eq(e->replaces.count, 1);
   ck_assert_str_eq(e->replaces.items[0].name, "TS");
   ck_assert_int_eq(e->replaces.items[0].value, 16);
-  e = cg_tuning_find(&back, &gb, "matmul", "cl", "regblock", 15);
+  /* the entry whose choice agrees with the implementation's own here; none where none does */
+  cg_kernel_overrides own = {0};
+  ck_assert_int_eq(cg_kernel_overrides_add(&own, "TS", 8, CG_ORIGIN_DEFAULT, &err), CG_OK);
+  ck_assert_int_eq(cg_kernel_overrides_add(&own, "WG", 3, CG_ORIGIN_DEFAULT, &err), CG_OK);
+  e = cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 15, &own);
+  ck_assert_ptr_nonnull(e);
+  ck_assert_int_eq(e->params.items[0].value, 1);
+  own.items[0].value = 4;
+  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 15, &own));
+  char differs[64];
+  ck_assert(!cg_tuning_replaces_agree(&back.entries[0].replaces, &own, differs, sizeof differs));
+  ck_assert_str_eq(differs, "TS=16 (here 4)");
+  e = cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 15, NULL);
+  e = cg_tuning_find(&back, &gb, "matmul", "cl", "regblock", 15, NULL);
   ck_assert_ptr_nonnull(e);
   ck_assert(isnan(e->default_ms));
   ck_assert_int_eq(e->replaces.count, 0); /* none recorded: none written, none read */
   ck_assert_int_eq(e->params.items[0].value, 32);
   /* every other part of the key misses */
-  ck_assert_ptr_null(cg_tuning_find(&back, &gb, "matmul", "cl", "tiled", 15));
-  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 16));
-  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "mlp", "cl", "regblock", 15));
-  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "clblast", "regblock", 15));
+  ck_assert_ptr_null(cg_tuning_find(&back, &gb, "matmul", "cl", "tiled", 15, NULL));
+  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "cl", "regblock", 16, NULL));
+  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "mlp", "cl", "regblock", 15, NULL));
+  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "clblast", "regblock", 15, NULL));
   cg_device_info other_driver = ga;
   snprintf(other_driver.driver_version, sizeof other_driver.driver_version, "1.2.4");
-  ck_assert_ptr_null(cg_tuning_find(&back, &other_driver, "matmul", "cl", "regblock", 15));
-  ck_assert_ptr_null(cg_tuning_find(NULL, &ga, "matmul", "cl", "regblock", 15));
+  ck_assert_ptr_null(cg_tuning_find(&back, &other_driver, "matmul", "cl", "regblock", 15, NULL));
+  ck_assert_ptr_null(cg_tuning_find(NULL, &ga, "matmul", "cl", "regblock", 15, NULL));
   cg_tuning_free(&back);
   cg_tuning_free(&t);
   cg_test_rmtree(dir);
@@ -530,8 +550,8 @@ END_TEST
  * (the entry's `replaces`: the parameters the implementation chose itself, not those the device
  * made smaller) is the default here too: tuned 16x16 blocks in 2 parts run where the entry says
  * they replaced this shape's own choice, or says nothing; where it names another k-slice (KWG)
- * or split, the default runs, with a warning naming what differs; a block given on the command
- * line takes the tuned rest whatever the entry replaced. */
+ * or split, the default runs, with a warning naming what differs; of two entries for the size
+ * class, the one that replaced this shape's choice applies. */
 START_TEST(test_tuned_where_replaced) {
   cg_device_list list;
   const cg_device_info *info = cg_test_device_at(&list, _i);
@@ -563,7 +583,7 @@ START_TEST(test_tuned_where_replaced) {
   ck_assert_int_eq(o, origin[0]);
   snprintf(differs, sizeof differs, "KWG=%d (here %d)", own[KWG] + 8, own[KWG]);
   ck_assert_msg(strstr(warning, "tuned where the default had") && strstr(warning, differs) &&
-                    !strstr(warning, "MWG=") && strstr(warning, "the default parameters ran"),
+                    !strstr(warning, "MWG=") && strstr(warning, "the defaults ran"),
                 "warning: '%s'", warning);
   ck_assert_int_eq(pipelined_param_replacing(info, m, n, k, 2, other_split, NULL, "NWG", &o,
                                              warning, sizeof warning),
@@ -571,10 +591,27 @@ START_TEST(test_tuned_where_replaced) {
   ck_assert_int_eq(o, origin[1]);
   snprintf(differs, sizeof differs, "SPLITS=%d (here %d)", own[SPLITS] + 2, own[SPLITS]);
   ck_assert_msg(strstr(warning, differs), "warning: '%s'", warning);
-  ck_assert_int_eq(pipelined_param_replacing(info, m, n, k, 2, other_kwg, "MWG=16", "NWG", &o,
-                                             NULL, 0),
-                   16);
-  ck_assert_int_eq(o, CG_ORIGIN_TUNED);
+  /* the entry of another choice first, then this shape's: the second applies */
+  const cg_job job = matmul_job(m, n, k, 1);
+  cg_error err = {0};
+  cg_tuning t = {0};
+  const char *const settings[2][2] = {{"MWG=32,NWG=16", other_kwg}, {"MWG=16,NWG=16", here}};
+  for (int i = 0; i < 2; ++i) {
+    cg_tuning_entry e = entry_on(info, "matmul", "cl", "pipelined");
+    e.size_class = cg_size_class(job.workload->flops_per_iter(&job.params));
+    ck_assert_int_eq(cg_kernel_overrides_parse(&e.params, settings[i][0], &err), CG_OK);
+    ck_assert_int_eq(cg_kernel_overrides_parse(&e.replaces, settings[i][1], &err), CG_OK);
+    ck_assert_int_eq(cg_tuning_put(&t, &e, &err), CG_OK);
+  }
+  ck_assert_int_eq(t.count, 2);
+  cg_kernel_config ran;
+  ck_assert_msg(variant_record(&job, "cl", "pipelined", info, &t, NULL, &ran, warning,
+                               sizeof warning) == CG_STATUS_OK,
+                "%s", warning);
+  ck_assert_str_eq(ran.params[0].name, "MWG");
+  ck_assert_int_eq(ran.params[0].value, 16);
+  ck_assert_int_eq(ran.params[0].origin, CG_ORIGIN_TUNED);
+  cg_tuning_free(&t);
   cg_device_list_free(&list);
 }
 END_TEST
@@ -649,9 +686,9 @@ START_TEST(test_xgemm_entry_round_trip) {
   ck_assert_int_eq(cg_tuning_save(path, &t, &err), CG_OK);
   ck_assert_msg(cg_tuning_load(path, &back, &err) == CG_OK, "%s", err.msg);
   const cg_device_info ga = device_named("GPU A");
-  const cg_tuning_entry *got = cg_tuning_find(&back, &ga, "matmul", "clblast", "sgemm", 15);
+  const cg_tuning_entry *got = cg_tuning_find(&back, &ga, "matmul", "clblast", "sgemm", 15, NULL);
   ck_assert_ptr_nonnull(got);
-  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "cl", "sgemm", 15));
+  ck_assert_ptr_null(cg_tuning_find(&back, &ga, "matmul", "cl", "sgemm", 15, NULL));
   ck_assert_int_eq(got->params.count, CG_XGEMM_NPARAMS);
   for (int p = 0; p < CG_XGEMM_NPARAMS; ++p) {
     cg_origin origin = CG_ORIGIN_DEFAULT;

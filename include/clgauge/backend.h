@@ -42,11 +42,6 @@ typedef struct cg_backend_env {
   const char *kernel_dir;   /* read cl/<name> from here; NULL: the embedded copies */
   const char *binary_cache; /* keep built programs here; NULL: none */
   const cg_kernel_overrides *overrides; /* may be NULL */
-  /* Where `overrides` holds tuned values: the implementation's own choice at the shape they were
-   * tuned at, which they replaced there (the tuning entry's `replaces`); NULL or empty where not
-   * known. An implementation whose own choice follows the shape within a size class uses the
-   * tuned values only where its choice here is that one (cg_backend_tuned_replaces). */
-  const cg_kernel_overrides *tuned_replaces;
   char *warning;            /* where the implementation leaves what went wrong without failing
                                it (a program binary not stored in the binary cache), for the
                                record: one line, appended to; NULL: nowhere */
@@ -133,6 +128,14 @@ typedef struct cg_impl {
    * from what the implementation chooses by itself with the rest of the best setting, so that
    * the class's other shapes keep that choice. */
   const char *const *shape_bound;
+  /* The parameters it would choose by itself for the device and problem (before the device's
+   * limits and any override), where that choice follows the shape within a size class (out:
+   * origins DEFAULT; left empty for a variant whose choice does not); NULL: none does. A size
+   * class then holds shapes of other choices, and a setting that beat one need not beat
+   * another: the engine applies a tuning entry only where these agree with what it replaced
+   * (cg_tuning_entry.replaces). */
+  void (*own_choice)(const cg_device_info *info, const char *variant, const void *problem,
+                     cg_kernel_overrides *out);
   /* Why a variant cannot run in one of the modes (NULL when it can); a NULL function: every
    * variant runs every mode the implementation runs. Such a pair is left out of a run unless
    * the variant was named with --variant, and then its record is `unsupported` with the reason. */

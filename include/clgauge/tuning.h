@@ -1,11 +1,13 @@
 /* The tuning file: the best setting of a hand-written kernel's build-time parameters per device,
- * driver, workload, backend, variant and size class, as clgauge tune found it (tune.h). The engine
+ * driver, workload, backend, variant and size class (and, where the implementation's own choice
+ * follows the shape, per choice it replaced), as clgauge tune found it (tune.h). The engine
  * applies a matching entry as kernel overrides of origin "tuned"; --kernel-param still wins, and
  * --no-tuned runs the defaults. */
 #ifndef CLGAUGE_TUNING_H
 #define CLGAUGE_TUNING_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "clgauge/device.h"
 #include "clgauge/error.h"
@@ -24,9 +26,10 @@ typedef struct cg_tuning_entry {
   int size_class;
   char shape[256];      /* the parameters of the job that was tuned, for people: "n=1000,..." */
   cg_kernel_overrides params; /* the best setting (origins TUNED) */
-  /* The implementation's own choice at `shape` (what the defaults ran with, origins TUNED;
-   * empty in files that do not record it): an implementation whose choice follows the shape
-   * applies `params` only where it would choose the same (cg_backend_env.tuned_replaces). */
+  /* The implementation's own choice at `shape` (the searched parameters the defaults ran with,
+   * not those the device made smaller; origins TUNED; empty in files that do not record it):
+   * where the implementation's choice follows the shape (cg_impl.own_choice), the entry serves
+   * only the shapes where it would choose the same. */
   cg_kernel_overrides replaces;
   double best_ms;       /* its steady time per iteration when tuned */
   double default_ms;    /* the defaults' in the same search; NAN when they failed */
@@ -45,11 +48,20 @@ cg_rc cg_tuning_load(const char *path, cg_tuning *t, cg_error *err);
 /* Write it whole or not at all. */
 cg_rc cg_tuning_save(const char *path, const cg_tuning *t, cg_error *err);
 void cg_tuning_free(cg_tuning *t);
-/* The entry for that device, workload, backend, variant and size class, or NULL. */
+/* Whether an entry's `replaces` agrees with an implementation's own choice here (cg_impl.
+ * own_choice) on every parameter both name; else differs[0..size) (may be NULL) names those that
+ * differ: "NWG=64 (here 128)". */
+bool cg_tuning_replaces_agree(const cg_kernel_overrides *replaces,
+                              const cg_kernel_overrides *own, char *differs, size_t size);
+/* The entry for that device, workload, backend, variant and size class whose `replaces` agrees
+ * with `own` (NULL: the first entry of that key), or NULL. */
 const cg_tuning_entry *cg_tuning_find(const cg_tuning *t, const cg_device_info *device,
                                       const char *workload, const char *backend,
-                                      const char *variant, int size_class);
-/* Add e, replacing the entry of the same key. CG_ERROR when out of memory. */
+                                      const char *variant, int size_class,
+                                      const cg_kernel_overrides *own);
+/* Add e, replacing the entry of the same key that replaced the same choice or does not say
+ * which (a size class holds one entry per own choice of the implementation at the shapes
+ * tuned). CG_ERROR when out of memory. */
 cg_rc cg_tuning_put(cg_tuning *t, const cg_tuning_entry *e, cg_error *err);
 
 #endif

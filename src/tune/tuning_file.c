@@ -31,9 +31,47 @@ static bool same_key(const cg_tuning_entry *a, const cg_tuning_entry *b) {
          a->size_class == b->size_class;
 }
 
+/* The value of `name` in o, where o holds it. */
+static bool value_of(const cg_kernel_overrides *o, const char *name, int *value) {
+  for (int i = 0; o && i < o->count; ++i)
+    if (strcmp(o->items[i].name, name) == 0) {
+      *value = o->items[i].value;
+      return true;
+    }
+  return false;
+}
+
+bool cg_tuning_replaces_agree(const cg_kernel_overrides *replaces,
+                              const cg_kernel_overrides *own, char *differs, size_t size) {
+  size_t len = 0;
+  bool agree = true;
+  if (differs && size) differs[0] = '\0';
+  for (int i = 0; i < replaces->count; ++i) {
+    int here;
+    if (!value_of(own, replaces->items[i].name, &here) || here == replaces->items[i].value)
+      continue;
+    agree = false;
+    if (differs && len < size) {
+      const int w = snprintf(differs + len, size - len, "%s%s=%d (here %d)", len ? ", " : "",
+                             replaces->items[i].name, replaces->items[i].value, here);
+      len += w > 0 ? (size_t)w : 0;
+    }
+  }
+  return agree;
+}
+
+/* The same parameters and values, in any order. */
+static bool same_replaces(const cg_kernel_overrides *a, const cg_kernel_overrides *b) {
+  int v;
+  for (int i = 0; i < a->count; ++i)
+    if (!value_of(b, a->items[i].name, &v) || v != a->items[i].value) return false;
+  return a->count == b->count;
+}
+
 const cg_tuning_entry *cg_tuning_find(const cg_tuning *t, const cg_device_info *device,
                                       const char *workload, const char *backend,
-                                      const char *variant, int size_class) {
+                                      const char *variant, int size_class,
+                                      const cg_kernel_overrides *own) {
   if (!t || !device) return NULL;
   cg_tuning_entry key = {.size_class = size_class};
   snprintf(key.device, sizeof key.device, "%s", device->name);
@@ -43,14 +81,17 @@ const cg_tuning_entry *cg_tuning_find(const cg_tuning *t, const cg_device_info *
   snprintf(key.backend, sizeof key.backend, "%s", backend);
   snprintf(key.variant, sizeof key.variant, "%s", variant);
   for (int i = 0; i < t->count; ++i)
-    if (same_key(&t->entries[i], &key)) return &t->entries[i];
+    if (same_key(&t->entries[i], &key) &&
+        (!own || cg_tuning_replaces_agree(&t->entries[i].replaces, own, NULL, 0)))
+      return &t->entries[i];
   return NULL;
 }
 
 cg_rc cg_tuning_put(cg_tuning *t, const cg_tuning_entry *e, cg_error *err) {
   cg_rc rc = CG_OK;
   for (int i = 0; i < t->count; ++i)
-    if (same_key(&t->entries[i], e)) {
+    if (same_key(&t->entries[i], e) && (t->entries[i].replaces.count == 0 ||
+                                        same_replaces(&t->entries[i].replaces, &e->replaces))) {
       t->entries[i] = *e;
       return CG_OK;
     }

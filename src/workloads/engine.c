@@ -362,21 +362,38 @@ static bool budget_spent(const job_state *js, const run_timer *t) {
 }
 
 /* The overrides a record's implementation sees: the command line's, and where the tuning file
- * has an entry for this device, workload, backend, variant and size class, its settings for the
- * parameters the command line leaves alone (origin tuned), with *replaces the entry's record of
- * the implementation's own choice where it was tuned (else NULL). */
+ * has an entry for this device, workload, backend, variant and size class that replaced the
+ * implementation's own choice at this shape (cg_impl.own_choice), its settings for the
+ * parameters the command line leaves alone (origin tuned). Where the class's entries replaced
+ * other choices only, the defaults run and `note` (for the record's compile warning) says so. */
 static const cg_kernel_overrides *record_overrides(const job_state *js, const record_plan *plan,
-                                                   cg_kernel_overrides *merged,
-                                                   const cg_kernel_overrides **replaces) {
+                                                   cg_kernel_overrides *merged, char *note,
+                                                   size_t note_size) {
   const cg_kernel_overrides *given = js->sel->overrides;
   const cg_workload *w = js->job->workload;
-  *replaces = NULL;
-  if (!js->sel->tuning || !plan->target || plan->impl->backend->is_reference) return given;
+  const cg_impl *impl = plan->impl;
+  note[0] = '\0';
+  if (!js->sel->tuning || !plan->target || impl->backend->is_reference) return given;
+  cg_kernel_overrides own = {0};
+  if (impl->own_choice)
+    impl->own_choice(plan->target->info, plan->variant, w->problem(js->data), &own);
+  const int size_class = cg_size_class(w->flops_per_iter(&js->job->params));
   const cg_tuning_entry *e =
-      cg_tuning_find(js->sel->tuning, plan->target->info, w->name, plan->impl->backend->name,
-                     plan->variant, cg_size_class(w->flops_per_iter(&js->job->params)));
+      cg_tuning_find(js->sel->tuning, plan->target->info, w->name, impl->backend->name,
+                     plan->variant, size_class, &own);
+  const cg_tuning_entry *other =
+      e ? NULL
+        : cg_tuning_find(js->sel->tuning, plan->target->info, w->name, impl->backend->name,
+                         plan->variant, size_class, NULL);
+  if (other) {
+    char differs[200];
+    cg_tuning_replaces_agree(&other->replaces, &own, differs, sizeof differs);
+    snprintf(note, note_size,
+             "the tuning file's setting for this size class was tuned where the default had %s "
+             "(at %.80s): the defaults ran",
+             differs, other->shape);
+  }
   if (!e) return given;
-  *replaces = &e->replaces;
   if (given)
     *merged = *given;
   else
@@ -444,7 +461,9 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
                         .binary_cache = js->sel->binary_cache,
                         .warning = rec->compile_warning,
                         .warning_size = sizeof rec->compile_warning};
-  env.overrides = record_overrides(js, plan, &merged, &env.tuned_replaces);
+  /* the record's first compile warning, where the tuning file's entries do not serve it */
+  env.overrides = record_overrides(js, plan, &merged, rec->compile_warning,
+                                   sizeof rec->compile_warning);
   cg_prepared prepared = {.compile_ms = NAN, .compile_kind = "none"};
   rc = impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
                      err);
@@ -455,7 +474,6 @@ static void run_record(job_state *js, const record_plan *plan, cg_record *rec, r
     snprintf(refused, sizeof refused, "%s", err->msg);
     *err = (cg_error){0};
     env.overrides = js->sel->overrides;
-    env.tuned_replaces = NULL;
     prepared = (cg_prepared){.compile_ms = NAN, .compile_kind = "none"};
     rc = impl->prepare(&env, plan->variant, plan->mode, w->problem(js->data), &state, &prepared,
                        err);

@@ -179,6 +179,13 @@ cleanup:
   return rc;
 }
 
+/* pipelined's block and split follow the shape (the waves of its blocks on the compute units) */
+static void cl_matmul_own_choice(const cg_device_info *info, const char *variant,
+                                 const void *problem, cg_kernel_overrides *out) {
+  if (strcmp(variant, "pipelined") == 0)
+    cg_cl_pipelined_own_choice(info, (const cg_matmul_shape *)problem, out);
+}
+
 static const char *const cl_matmul_params[] = {"TS", "MWG", "NWG", "KWG",    "WM",   "WN",
                                                 "VW", "PAD", "SPLITS", "TAIL", NULL};
 /* The work-group edge of naive, tiled and regblock (x4 outputs per work-item for regblock); the
@@ -210,6 +217,7 @@ const cg_impl cg_cl_matmul = {
     .kernel_params = cl_matmul_params,
     .tune_spaces = cl_matmul_tune,
     .shape_bound = cl_matmul_shape_bound,
+    .own_choice = cl_matmul_own_choice,
     .prepare = cl_matmul_prepare,
     .upload = cg_cl_matmul_upload,
     .enqueue = cg_cl_matmul_enqueue,

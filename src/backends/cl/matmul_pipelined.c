@@ -231,6 +231,16 @@ void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *
   if (splits) *splits = t.splits;
 }
 
+void cg_cl_pipelined_own_choice(const cg_device_info *info, const cg_matmul_shape *shape,
+                                cg_kernel_overrides *out) {
+  int v[CG_CL_PIPELINED_NPARAMS], splits = 1;
+  cg_cl_pipelined_default(info, shape, true, v, &splits);
+  cg_error ignored = {0};
+  for (int i = 0; i < P_COUNT; ++i)
+    cg_kernel_overrides_add(out, cg_cl_pipelined_params[i], v[i], CG_ORIGIN_DEFAULT, &ignored);
+  cg_kernel_overrides_add(out, "SPLITS", splits, CG_ORIGIN_DEFAULT, &ignored);
+}
+
 /* A tuned setting serves a size class (tuning.h), whose shapes may fall into waves differently:
  * n=1024 and n=1025 share one, and the 128x64 block tuned at 1024 takes two waves at 1025. A
  * tuned block that would fill its waves less than this share of the default's is not used. */
@@ -408,27 +418,6 @@ cleanup:
   return rc;
 }
 
-/* Whether the tuned values were tuned where the default was the one here (blocks own, split as
- * own_split), as far as the tuning entry recorded it (cg_backend_tuned_replaces): a size class
- * holds shapes whose waves fall otherwise, where the default moves to another block or split,
- * and a setting that beat one default need not beat another. Else `differs` names what differs:
- * "NWG=64 (here 128)". */
-static bool tuned_for_this_default(const cg_backend_env *env, const pipe_config *own,
-                                   const tail_split *own_split, char *differs, size_t size) {
-  size_t len = 0;
-  differs[0] = '\0';
-  for (int i = 0; i <= P_COUNT && len < size; ++i) {
-    const char *name = i < P_COUNT ? cg_cl_pipelined_params[i] : "SPLITS";
-    const int here = i < P_COUNT ? own->v[i] : own_split->splits;
-    if (cg_backend_tuned_replaces(env, name, here)) continue;
-    cg_origin origin;
-    const int w = snprintf(differs + len, size - len, "%s%s=%d (here %d)", len ? ", " : "", name,
-                           cg_kernel_override(env->tuned_replaces, name, here, &origin), here);
-    len += w > 0 ? (size_t)w : 0;
-  }
-  return differs[0] == '\0';
-}
-
 /* The default's values in place of c's tuned ones (and its split in place of a tuned SPLITS),
  * where a tuned setting does not serve this shape; c is then made to agree with the overrides
  * (the caller checks it is consistent). */
@@ -486,18 +475,7 @@ cg_rc cg_cl_pipelined_build(const cg_backend_env *env, cg_device_matmul *mm, boo
   overrides_text(&c, given, sizeof given);
   CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
   const long units = (long)cg_device_units(info);
-  char line[256], differs[160];
-  if ((tuned || split_origin == CG_ORIGIN_TUNED) && !overridden_block &&
-      !tuned_for_this_default(env, &own, &own_split, differs, sizeof differs)) {
-    snprintf(line, sizeof line,
-             "the tuning file's setting was tuned where the default had %s: the default "
-             "parameters ran",
-             differs);
-    cg_backend_warn(env, line);
-    drop_tuned(&c, &own, &split_origin);
-    tuned = false;
-    CG_CHECK(consistent(&c, why, sizeof why), CG_BAD_INPUT, "--kernel-param %s: %s", given, why);
-  }
+  char line[256];
   if (split_origin == CG_ORIGIN_TUNED) {
     bool held = true;
     tuned_split(&c, &mm->shape, units, splits_asked, &held);

@@ -37,6 +37,11 @@ void cg_cl_pipelined_default(const cg_device_info *info, const cg_matmul_shape *
 int cg_cl_pipelined_tuned_splits(const cg_device_info *info, const cg_matmul_shape *shape,
                                  const int values[CG_CL_PIPELINED_NPARAMS], int splits);
 
+/* The parameters the build chooses by itself at that shape (cg_cl_pipelined_default, with the
+ * split of its last wave as SPLITS), into out (origins DEFAULT). */
+void cg_cl_pipelined_own_choice(const cg_device_info *info, const cg_matmul_shape *shape,
+                                cg_kernel_overrides *out);
+
 /* Whether a tuned block in values keeps its tuned parameters at that shape: on a GPU, where it
  * fills at least 0.85 of the share of its waves that the default fills, its tail split as
  * `split_origin` says (override: `splits` parts of `tail` blocks, 0 for the model's tail; tuned:

@@ -42,10 +42,7 @@ static cg_rc build(const cg_backend_env *env, const cg_device *dev, int m, int n
   mm->dev = dev;
   mm->shape = (cg_matmul_shape){.m = m, .n = n, .k = k};
   cg_kernel_config own = {0};
-  /* an mlp tuning entry's record of the default is the mlp's own, not this product's */
-  cg_backend_env product_env = *env;
-  product_env.tuned_replaces = NULL;
-  CG_TRY(cg_cl_pipelined_build(&product_env, mm, false, &own, tally, err));
+  CG_TRY(cg_cl_pipelined_build(env, mm, false, &own, tally, err));
   for (int i = 0; i < own.nparams; ++i) {
     const char *name = own.params[i].name;
     for (int j = 0; names && cg_cl_pipelined_params[j]; ++j)

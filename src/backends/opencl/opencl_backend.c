@@ -53,12 +53,6 @@ void cg_backend_warn(const cg_backend_env *env, const char *text) {
     snprintf(env->warning + used, env->warning_size - used, "%s%s", used ? "; " : "", text);
 }
 
-bool cg_backend_tuned_replaces(const cg_backend_env *env, const char *name, int own) {
-  cg_origin origin = CG_ORIGIN_DEFAULT;
-  const int replaced = cg_kernel_override(env->tuned_replaces, name, own, &origin);
-  return origin == CG_ORIGIN_DEFAULT || replaced == own;
-}
-
 const char *cg_build_tally_kind(const cg_build_tally *tally) {
   return tally->builds > 0 && tally->cached == tally->builds ? "cache" : "source";
 }

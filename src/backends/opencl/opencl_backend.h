@@ -36,9 +36,6 @@ cg_rc cg_backend_build(const cg_backend_env *env, const char *name, const char *
                        cl_program *out, cg_build_tally *tally, cg_error *err);
 /* Append one line to what the record says went wrong without failing it (env->warning). */
 void cg_backend_warn(const cg_backend_env *env, const char *text);
-/* Whether the tuned values of env->overrides were tuned where the implementation's own choice
- * of `name` was `own` as well: false only where env->tuned_replaces records another value. */
-bool cg_backend_tuned_replaces(const cg_backend_env *env, const char *name, int own);
 /* "cache" when every build came from the binary cache, else "source". */
 const char *cg_build_tally_kind(const cg_build_tally *tally);
 
