@@ -27,9 +27,9 @@ typedef struct cg_tuning_entry {
   char shape[256];      /* the parameters of the job that was tuned, for people: "n=1000,..." */
   cg_kernel_overrides params; /* the best setting (origins TUNED) */
   /* The implementation's own choice at `shape` (the searched parameters the defaults ran with,
-   * not those the device made smaller; origins TUNED; empty in files that do not record it):
-   * where the implementation's choice follows the shape (cg_impl.own_choice), the entry serves
-   * only the shapes where it would choose the same. */
+   * not those the device made smaller; origins TUNED), recorded where that choice follows the
+   * shape (cg_impl.own_choice; else empty, as in files that do not record it): the entry then
+   * serves only the shapes where the implementation would choose the same. */
   cg_kernel_overrides replaces;
   double best_ms;       /* its steady time per iteration when tuned */
   double default_ms;    /* the defaults' in the same search; NAN when they failed */

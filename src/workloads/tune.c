@@ -55,7 +55,8 @@ static setting without_shape_bound(const cg_impl *impl, const cg_tune_space *spa
 }
 
 /* The implementation's own choice of the space's parameters in configuration `own` (those it
- * chose by itself, not a fallback to the device's limits), for the entry's `replaces`. */
+ * chose by itself, not a fallback to the device's limits), for the entry's `replaces`
+ * (tuning.h). */
 static void replaced_by(const cg_tune_space *space, const cg_kernel_config *own,
                         cg_kernel_overrides *out) {
   memset(out, 0, sizeof *out);
@@ -269,7 +270,9 @@ done:
   overrides_of(s, &kept, &o);
   for (int i = 0; i < o.count; ++i) o.items[i].origin = CG_ORIGIN_TUNED;
   out->params = o;
-  replaced_by(space, &own, &out->replaces);
+  /* only where the engine can tell the implementation's choices apart (cg_impl.own_choice): else
+   * a size class keeps one entry, the last tuned */
+  if (impl->own_choice) replaced_by(space, &own, &out->replaces);
   out->best_ms = best_ms;
   out->default_ms = default_ms;
   out->candidates = candidates;
