@@ -54,6 +54,8 @@ cg_rc cg_kernel_overrides_parse(cg_kernel_overrides *o, const char *text, cg_err
  * the name too long. */
 cg_rc cg_kernel_overrides_add(cg_kernel_overrides *o, const char *name, int value,
                               cg_origin origin, cg_error *err);
+/* The index of `name` in o's items, or -1 (o may be NULL). */
+int cg_kernel_overrides_index(const cg_kernel_overrides *o, const char *name);
 /* The overridden value of `name` when o has one (and its origin: OVERRIDE or TUNED), else dflt
  * (origin as given). o may be NULL. An implementation refuses an OVERRIDE that does not fit the
  * device, and treats a TUNED value like its own choice (a fallback where it does not fit). */

@@ -73,6 +73,12 @@ cleanup:
   return rc;
 }
 
+int cg_kernel_overrides_index(const cg_kernel_overrides *o, const char *name) {
+  for (int i = 0; o && i < o->count; ++i)
+    if (strcmp(o->items[i].name, name) == 0) return i;
+  return -1;
+}
+
 cg_rc cg_kernel_overrides_add(cg_kernel_overrides *o, const char *name, int value,
                               cg_origin origin, cg_error *err) {
   cg_rc rc = CG_OK;
@@ -80,9 +86,7 @@ cg_rc cg_kernel_overrides_add(cg_kernel_overrides *o, const char *name, int valu
   CG_CHECK(len > 0 && len < sizeof o->items[0].name, CG_BAD_INPUT,
            "kernel parameter '%s': names have 1..%d characters", name,
            (int)sizeof o->items[0].name - 1);
-  int slot = o->count;
-  for (int i = 0; i < o->count; ++i)
-    if (strcmp(o->items[i].name, name) == 0) slot = i;
+  const int found = cg_kernel_overrides_index(o, name), slot = found >= 0 ? found : o->count;
   CG_CHECK(slot < CG_MAX_OVERRIDES, CG_BAD_INPUT, "more than %d kernel parameters",
            (int)CG_MAX_OVERRIDES);
   memcpy(o->items[slot].name, name, len + 1);
@@ -95,12 +99,10 @@ cleanup:
 
 int cg_kernel_override(const cg_kernel_overrides *o, const char *name, int dflt,
                        cg_origin *origin) {
-  for (int i = 0; o && i < o->count; ++i)
-    if (strcmp(o->items[i].name, name) == 0) {
-      if (origin) *origin = o->items[i].origin;
-      return o->items[i].value;
-    }
-  return dflt;
+  const int i = cg_kernel_overrides_index(o, name);
+  if (i < 0) return dflt;
+  if (origin) *origin = o->items[i].origin;
+  return o->items[i].value;
 }
 
 cg_rc cg_kernel_override_in(const cg_kernel_overrides *o, const char *name, int dflt, int lo,

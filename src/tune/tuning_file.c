@@ -31,25 +31,15 @@ static bool same_key(const cg_tuning_entry *a, const cg_tuning_entry *b) {
          a->size_class == b->size_class;
 }
 
-/* The value of `name` in o, where o holds it. */
-static bool value_of(const cg_kernel_overrides *o, const char *name, int *value) {
-  for (int i = 0; o && i < o->count; ++i)
-    if (strcmp(o->items[i].name, name) == 0) {
-      *value = o->items[i].value;
-      return true;
-    }
-  return false;
-}
-
 bool cg_tuning_replaces_agree(const cg_kernel_overrides *replaces,
                               const cg_kernel_overrides *own, char *differs, size_t size) {
   size_t len = 0;
   bool agree = true;
   if (differs && size) differs[0] = '\0';
   for (int i = 0; i < replaces->count; ++i) {
-    int here;
-    if (!value_of(own, replaces->items[i].name, &here) || here == replaces->items[i].value)
-      continue;
+    const int k = cg_kernel_overrides_index(own, replaces->items[i].name);
+    if (k < 0 || own->items[k].value == replaces->items[i].value) continue;
+    const int here = own->items[k].value;
     agree = false;
     if (differs && len < size) {
       const int w = snprintf(differs + len, size - len, "%s%s=%d (here %d)", len ? ", " : "",
@@ -62,9 +52,10 @@ bool cg_tuning_replaces_agree(const cg_kernel_overrides *replaces,
 
 /* The same parameters and values, in any order. */
 static bool same_replaces(const cg_kernel_overrides *a, const cg_kernel_overrides *b) {
-  int v;
-  for (int i = 0; i < a->count; ++i)
-    if (!value_of(b, a->items[i].name, &v) || v != a->items[i].value) return false;
+  for (int i = 0; i < a->count; ++i) {
+    const int k = cg_kernel_overrides_index(b, a->items[i].name);
+    if (k < 0 || b->items[k].value != a->items[i].value) return false;
+  }
   return a->count == b->count;
 }
 
