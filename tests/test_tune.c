@@ -461,6 +461,17 @@ START_TEST(test_engine_applies) {
 END_TEST
 
 
+/* The value of parameter `name` in a record's configuration, and its origin. */
+static int param_in(const cg_kernel_config *ran, const char *name, cg_origin *origin) {
+  for (int p = 0; p < ran->nparams; ++p)
+    if (strcmp(ran->params[p].name, name) == 0) {
+      *origin = ran->params[p].origin;
+      return ran->params[p].value;
+    }
+  ck_abort_msg("%s not in the record", name);
+  return -1;
+}
+
 /* The pipelined matmul record of m x k times k x n, with a tuning entry for its size class of
  * 16x16 blocks (4x4 work-items: every device takes them) and SPLITS=splits (none where splits is
  * 0), recording the default it replaced as `replaces` ("MWG=64,SPLITS=1"; NULL: not recorded),
@@ -491,13 +502,7 @@ static int pipelined_param_replacing(const cg_device_info *info, int m, int n, i
                 "%dx%dx%d, SPLITS=%d: %s", m, k, n, splits, reason);
   cg_tuning_free(&t);
   if (warning) snprintf(warning, size, "%s", reason);
-  for (int p = 0; p < ran.nparams; ++p)
-    if (strcmp(ran.params[p].name, name) == 0) {
-      *origin = ran.params[p].origin;
-      return ran.params[p].value;
-    }
-  ck_abort_msg("%s not in the record", name);
-  return -1;
+  return param_in(&ran, name, origin);
 }
 
 static int pipelined_param(const cg_device_info *info, int m, int n, int k, int splits,
@@ -548,6 +553,20 @@ START_TEST(test_tuned_split) {
 }
 END_TEST
 
+/* "MWG=64,NWG=64,...": the values of origin default (the implementation's own choice, not the
+ * device's fallbacks), the one at index `bump` (-1: none) raised by `by`. */
+static void replaces_text(const char *const *names, const int *values, const cg_origin *origins,
+                          int count, int bump, int by, char *out, size_t size) {
+  size_t len = 0;
+  out[0] = '\0';
+  for (int i = 0; i < count && len < size; ++i)
+    if (origins[i] == CG_ORIGIN_DEFAULT) {
+      const int w = snprintf(out + len, size - len, "%s%s=%d", len ? "," : "", names[i],
+                             values[i] + (i == bump ? by : 0));
+      len += w > 0 ? (size_t)w : 0;
+    }
+}
+
 /* A tuned setting of the pipelined matmul applies where the default it replaced when it was tuned
  * (the entry's `replaces`: the parameters the implementation chose itself, not those the device
  * made smaller) is the default here too: tuned 16x16 blocks in 2 parts run where the entry says
@@ -562,17 +581,18 @@ START_TEST(test_tuned_where_replaced) {
   enum { NNAMES = sizeof names / sizeof names[0], KWG = 2, SPLITS = 7 };
   int own[NNAMES];
   cg_origin origin[NNAMES];
-  char here[160] = "", other_kwg[160] = "", other_split[160] = "", warning[1024], differs[64];
-  for (int i = 0; i < NNAMES; ++i) {
-    own[i] = pipelined_param(info, m, n, k, 0, NULL, names[i], &origin[i], NULL, 0);
-    if (origin[i] != CG_ORIGIN_DEFAULT) continue; /* a fallback is not the implementation's own */
-    const size_t len = strlen(here);
-    snprintf(here + len, sizeof here - len, "%s%s=%d", len ? "," : "", names[i], own[i]);
-    snprintf(other_kwg + len, sizeof other_kwg - len, "%s%s=%d", len ? "," : "", names[i],
-             own[i] + (i == KWG ? 8 : 0));
-    snprintf(other_split + len, sizeof other_split - len, "%s%s=%d", len ? "," : "", names[i],
-             own[i] + (i == SPLITS ? 2 : 0));
-  }
+  char warning[1024], differs[64];
+  const cg_job job = matmul_job(m, n, k, 1);
+  cg_kernel_config ran;
+  ck_assert_msg(variant_record(&job, "cl", "pipelined", info, NULL, NULL, &ran, warning,
+                               sizeof warning) == CG_STATUS_OK,
+                "%s", warning);
+  for (int i = 0; i < NNAMES; ++i) own[i] = param_in(&ran, names[i], &origin[i]);
+  /* the implementation's own choice (not the device's fallbacks), with one value changed */
+  char here[160], other_kwg[160], other_split[160];
+  replaces_text(names, own, origin, NNAMES, -1, 0, here, sizeof here);
+  replaces_text(names, own, origin, NNAMES, KWG, 8, other_kwg, sizeof other_kwg);
+  replaces_text(names, own, origin, NNAMES, SPLITS, 2, other_split, sizeof other_split);
   ck_assert_msg(origin[KWG] == CG_ORIGIN_DEFAULT && origin[SPLITS] == CG_ORIGIN_DEFAULT,
                 "KWG and SPLITS are the implementation's own: %s", here);
   cg_origin o;
@@ -594,7 +614,6 @@ START_TEST(test_tuned_where_replaced) {
   snprintf(differs, sizeof differs, "SPLITS=%d (here %d)", own[SPLITS] + 2, own[SPLITS]);
   ck_assert_msg(strstr(warning, differs), "warning: '%s'", warning);
   /* the entry of another choice first, then this shape's: the second applies */
-  const cg_job job = matmul_job(m, n, k, 1);
   cg_error err = {0};
   cg_tuning t = {0};
   const char *const settings[2][2] = {{"MWG=32,NWG=16", other_kwg}, {"MWG=16,NWG=16", here}};
@@ -606,7 +625,6 @@ START_TEST(test_tuned_where_replaced) {
     ck_assert_int_eq(cg_tuning_put(&t, &e, &err), CG_OK);
   }
   ck_assert_int_eq(t.count, 2);
-  cg_kernel_config ran;
   ck_assert_msg(variant_record(&job, "cl", "pipelined", info, &t, NULL, &ran, warning,
                                sizeof warning) == CG_STATUS_OK,
                 "%s", warning);
